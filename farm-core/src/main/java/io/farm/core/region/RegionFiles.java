@@ -1,0 +1,75 @@
+package io.farm.core.region;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+
+/**
+ * Maps region files shared. A new file is extended to its size without writing it (sparse), so
+ * its pages are populated lazily on first touch: a 2 GiB region costs nothing until used.
+ */
+public final class RegionFiles {
+    /** Smallest region size accepted. */
+    public static final long MIN_REGION_SIZE = 4096;
+    /** Largest region size accepted: offsets in a global address are 31-bit. */
+    public static final long MAX_REGION_SIZE = 1L << 31;
+
+    private RegionFiles() {
+    }
+
+    /**
+     * Checks that {@code size} is an accepted region size.
+     *
+     * @throws IllegalArgumentException naming what is accepted
+     */
+    public static long checkRegionSize(long size) {
+        if (size < MIN_REGION_SIZE || size > MAX_REGION_SIZE || Long.bitCount(size) != 1) {
+            throw new IllegalArgumentException("region size " + size + " is not accepted: it must be a power of two from "
+                + MIN_REGION_SIZE + " (4 KiB) to " + MAX_REGION_SIZE + " (2 GiB)");
+        }
+        return size;
+    }
+
+    /**
+     * Creates {@code file} as a sparse file of {@code size} bytes (it must not exist) and maps it.
+     *
+     * @throws UncheckedIOException if the file exists or cannot be created
+     */
+    public static MemorySegment createAndMap(Path file, long size, Arena arena) {
+        checkRegionSize(size);
+        try {
+            Files.createDirectories(file.getParent());
+            try (FileChannel channel = FileChannel.open(file, StandardOpenOption.CREATE_NEW, StandardOpenOption.READ,
+                StandardOpenOption.WRITE)) {
+                channel.truncate(0);
+                // Writing one byte at the end makes the file `size` long without populating it.
+                channel.write(java.nio.ByteBuffer.allocate(1), size - 1);
+                return channel.map(FileChannel.MapMode.READ_WRITE, 0, size, arena);
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot create region file " + file + " of " + size + " bytes", e);
+        }
+    }
+
+    /**
+     * Maps an existing region file shared, read-write. The file must be exactly {@code size} bytes.
+     *
+     * @throws UncheckedIOException if the file is missing or has another size
+     */
+    public static MemorySegment mapExisting(Path file, long size, Arena arena) {
+        try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
+            long actual = channel.size();
+            if (actual != size) {
+                throw new IOException("region file " + file + " has " + actual + " bytes, expected " + size);
+            }
+            return channel.map(FileChannel.MapMode.READ_WRITE, 0, size, arena);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot map region file " + file, e);
+        }
+    }
+}
