@@ -46,7 +46,6 @@ public final class RegionFiles {
             Files.createDirectories(file.getParent());
             try (FileChannel channel = FileChannel.open(file, StandardOpenOption.CREATE_NEW, StandardOpenOption.READ,
                 StandardOpenOption.WRITE)) {
-                channel.truncate(0);
                 // Writing one byte at the end makes the file `size` long without populating it.
                 channel.write(java.nio.ByteBuffer.allocate(1), size - 1);
                 return channel.map(FileChannel.MapMode.READ_WRITE, 0, size, arena);
