@@ -12,6 +12,8 @@ import io.farm.core.addr.RegionId;
  */
 public record Member(int nodeId, String name) {
     /**
+     * Checks the node id and name.
+     *
      * @throws IllegalArgumentException if the node id is out of range or the name is null or empty
      */
     public Member {

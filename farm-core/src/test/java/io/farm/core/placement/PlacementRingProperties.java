@@ -30,7 +30,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * <p>The load-balance property uses the bound derived in {@link PlacementRing}'s javadoc: with
  * k = 100 rings, each of n = 3..16 members is primary for between 0.5/n and 2/n of all region
  * positions. A member falls outside with probability below e<sup>-19</sup> (low side) plus
- * e<sup>-30</sup> (high side), so 200 tries of up to 16 members fail with probability below 1e-5.
+ * e<sup>-30</sup> (high side), so 200 tries of up to 16 members fail with probability below 2e-5.
  * The shares are computed exactly by summing arc lengths, without sampling.
  */
 class PlacementRingProperties {
