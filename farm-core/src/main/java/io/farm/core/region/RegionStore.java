@@ -102,6 +102,27 @@ public final class RegionStore implements AutoCloseable {
         deleteTree(nodeDir(clusterDir, node));
     }
 
+    /**
+     * Deletes the region files {@code node} left in {@code clusterDir} (an earlier run that
+     * crashed); other files of the node's directory stay. Returns how many were deleted.
+     */
+    public static int deleteRegionFiles(Path clusterDir, int node) {
+        Path dir = nodeDir(clusterDir, node);
+        if (!Files.isDirectory(dir)) {
+            return 0;
+        }
+        int deleted = 0;
+        try (var files = Files.newDirectoryStream(dir, "region-*.mem")) {
+            for (Path file : files) {
+                Files.deleteIfExists(file);
+                deleted++;
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot delete the region files in " + dir, e);
+        }
+        return deleted;
+    }
+
     /** Deletes a directory tree, if it exists. */
     public static void deleteTree(Path dir) {
         if (!Files.exists(dir)) {
