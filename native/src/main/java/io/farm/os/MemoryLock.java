@@ -17,6 +17,7 @@ public final class MemoryLock {
     /**
      * Locks the pages of {@code segment} in memory, populating them.
      *
+     * @param segment native memory, typically a mapped region or a slice of one
      * @throws IllegalArgumentException if {@code segment} is a heap segment
      * @throws NativeCallException      if the kernel refuses; the message says which limit to raise
      */
@@ -33,6 +34,7 @@ public final class MemoryLock {
      * Unlocks the pages of {@code segment}: they may be paged out again. Unlocking memory that is
      * not locked does nothing.
      *
+     * @param segment native memory, typically a mapped region or a slice of one
      * @throws IllegalArgumentException if {@code segment} is a heap segment
      * @throws NativeCallException      if part of the range is not mapped
      */
