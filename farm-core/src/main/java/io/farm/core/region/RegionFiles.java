@@ -3,6 +3,7 @@ package io.farm.core.region;
 import io.farm.os.HugePages;
 
 import java.io.IOException;
+import java.io.RandomAccessFile;
 import java.io.UncheckedIOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -66,9 +67,9 @@ public final class RegionFiles {
         try {
             Files.createDirectories(file.getParent());
             try (FileChannel channel = FileChannel.open(file, StandardOpenOption.CREATE_NEW, StandardOpenOption.READ,
-                StandardOpenOption.WRITE)) {
-                // Writing one byte at the end makes the file `size` long without populating it.
-                channel.write(java.nio.ByteBuffer.allocate(1), size - 1);
+                 StandardOpenOption.WRITE); RandomAccessFile extend = new RandomAccessFile(file.toFile(), "rw")) {
+                // ftruncate makes the file `size` long without populating a page (and works on hugetlbfs).
+                extend.setLength(size);
                 return advised(channel.map(FileChannel.MapMode.READ_WRITE, 0, size, arena), hugePages);
             }
         } catch (IOException e) {
