@@ -1,0 +1,83 @@
+package io.farm.bench.fabric;
+
+import org.HdrHistogram.Histogram;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.util.SplittableRandom;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+
+/**
+ * Keeps {@code depth} random reads of {@code size} bytes in flight from one worker until a
+ * deadline, measuring each from issue to completion. Subclasses issue the read one-sided or as
+ * an RPC; completions arrive on the same worker, which issues the next read of that slot.
+ */
+abstract class ReadPipeline {
+    private final int depth;
+    private final long durationNanos;
+    private final long span;
+    private final SplittableRandom random;
+    private final long[] issuedAt;
+    private final Histogram latency = new Histogram(60_000_000_000L, 3);
+    private final CompletableFuture<PhaseResult> done = new CompletableFuture<>();
+    protected final int size;
+    protected final MemorySegment[] buffers;
+    private long start;
+    private long deadline;
+    private long operations;
+    private int inFlight;
+
+    ReadPipeline(long regionSize, int size, int depth, long durationNanos, long seed) {
+        this.size = size;
+        this.depth = depth;
+        this.durationNanos = durationNanos;
+        this.span = (regionSize - size) / 64 + 1;
+        this.random = new SplittableRandom(seed);
+        this.issuedAt = new long[depth];
+        this.buffers = new MemorySegment[depth];
+        for (int i = 0; i < depth; i++) {
+            buffers[i] = Arena.ofAuto().allocate(Math.max(size, 8), 64);
+        }
+    }
+
+    /** Issues the read of slot {@code slot} at {@code offset} into {@code buffers[slot]}. */
+    protected abstract void issue(int slot, long offset);
+
+    /** Starts the pipeline; must run on the worker. */
+    final CompletionStage<PhaseResult> start() {
+        start = System.nanoTime();
+        deadline = start + durationNanos;
+        for (int slot = 0; slot < depth; slot++) {
+            next(slot);
+        }
+        return done;
+    }
+
+    private void next(int slot) {
+        long offset = random.nextLong(span) * 64;
+        inFlight++;
+        issuedAt[slot] = System.nanoTime();
+        issue(slot, offset);
+    }
+
+    /** Called on the worker when the read of {@code slot} completed ({@code failure} null) or failed. */
+    protected final void completed(int slot, Throwable failure) {
+        inFlight--;
+        if (failure != null) {
+            done.completeExceptionally(failure);
+            return;
+        }
+        long now = System.nanoTime();
+        latency.recordValue(now - issuedAt[slot]);
+        operations++;
+        if (done.isDone()) {
+            return;
+        }
+        if (now < deadline) {
+            next(slot);
+        } else if (inFlight == 0) {
+            done.complete(new PhaseResult(operations, now - start, latency));
+        }
+    }
+}
