@@ -48,7 +48,8 @@ public final class LogRingReceiver {
     public int poll(LogHandler handler, int limit) {
         int count = 0;
         try {
-            while (count < limit) {
+            // When delivered records fill the whole ring, the word at the cursor is the head's live record.
+            while (count < limit && delivered - head < reader.capacity()) {
                 long position = delivered;
                 long header = reader.landed(position);
                 if (header == 0) {
