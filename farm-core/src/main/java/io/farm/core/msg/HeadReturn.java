@@ -74,11 +74,6 @@ public final class HeadReturn implements Completion {
         port.write(target, slotOffset, word, 0, Long.BYTES, this);
     }
 
-    /** The head last written to the sender. */
-    public long returned() {
-        return returned;
-    }
-
     /** Completion of an update: the next one may go. */
     @Override
     public void complete(FabricException failure) {

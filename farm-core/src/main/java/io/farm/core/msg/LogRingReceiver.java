@@ -24,6 +24,7 @@ public final class LogRingReceiver {
     private final int senderThread;
     private final HeadReturn headReturn;
     private long head;
+    private boolean polling;
     private long delivered;
 
     /**
@@ -43,9 +44,14 @@ public final class LogRingReceiver {
      * Delivers up to {@code limit} records that have landed and were not delivered yet, in the
      * order they were sent; returns how many were delivered. Records stay until truncated.
      *
-     * @throws IllegalStateException if the ring holds something that is not a record
+     * @throws IllegalStateException if the ring holds something that is not a record, or when
+     *                               called from {@code handler} (handlers may send and truncate, not poll)
      */
     public int poll(LogHandler handler, int limit) {
+        if (polling) {
+            throw new IllegalStateException(reader.name() + " polled from its own handler: handlers may send and truncate, not poll");
+        }
+        polling = true;
         int count = 0;
         try {
             // When delivered records fill the whole ring, the word at the cursor is the head's live record.
@@ -64,6 +70,7 @@ public final class LogRingReceiver {
                 }
             }
         } finally {
+            polling = false;
             advanceHead();
         }
         return count;
@@ -79,16 +86,16 @@ public final class LogRingReceiver {
     public void truncate(long position) {
         if (position < head || position >= delivered) {
             throw new IllegalArgumentException(position < head
-                ? "log record at position " + position + " of " + describe() + " is truncated already"
-                : "log record at position " + position + " of " + describe() + " was not delivered: delivered records are at ["
+                ? "log record at position " + position + " of " + reader.name() + " is truncated already"
+                : "log record at position " + position + " of " + reader.name() + " was not delivered: delivered records are at ["
                 + head + ", " + delivered + ")");
         }
         long header = (position & (RecordDescriptor.ALIGNMENT - 1)) == 0 ? reader.header(position) : 0;
         if (header == 0 || !reader.isRecord(position, header)) {
-            throw new IllegalArgumentException("position " + position + " of " + describe() + " is not the start of a log record");
+            throw new IllegalArgumentException("position " + position + " of " + reader.name() + " is not the start of a log record");
         }
         if (RecordDescriptor.hasFlag(header, RecordDescriptor.TRUNCATED)) {
-            throw new IllegalArgumentException("log record at position " + position + " of " + describe() + " is truncated already");
+            throw new IllegalArgumentException("log record at position " + position + " of " + reader.name() + " is truncated already");
         }
         reader.flag(position, header, RecordDescriptor.TRUNCATED);
         advanceHead();
@@ -115,9 +122,5 @@ public final class LogRingReceiver {
     /** Position after the last delivered record. */
     public long delivered() {
         return delivered;
-    }
-
-    private String describe() {
-        return "log ring of node " + senderNode + " thread " + senderThread;
     }
 }

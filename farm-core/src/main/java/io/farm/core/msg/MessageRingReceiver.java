@@ -15,6 +15,7 @@ public final class MessageRingReceiver {
     private final int senderThread;
     private final HeadReturn headReturn;
     private long head;
+    private boolean polling;
 
     /**
      * @param ring         the ring's memory in this node's region (a power of two of at least 4 KiB, zero when new)
@@ -33,9 +34,14 @@ public final class MessageRingReceiver {
      * Delivers up to {@code limit} messages that have landed, in the order they were sent, and
      * frees them; returns how many were delivered.
      *
-     * @throws IllegalStateException if the ring holds something that is not a record
+     * @throws IllegalStateException if the ring holds something that is not a record, or when
+     *                               called from {@code handler} (handlers may send, not poll)
      */
     public int poll(MessageHandler handler, int limit) {
+        if (polling) {
+            throw new IllegalStateException(reader.name() + " polled from its own handler: handlers may send, not poll");
+        }
+        polling = true;
         int delivered = 0;
         try {
             while (delivered < limit) {
@@ -56,6 +62,7 @@ public final class MessageRingReceiver {
                 }
             }
         } finally {
+            polling = false;
             headReturn.freed(head);
         }
         return delivered;

@@ -185,7 +185,8 @@ public final class Messenger implements AutoCloseable {
      * Flushes the backlogs, then delivers up to {@code limit} messages from this worker's message
      * rings, starting with a different sender's ring each time, each ring in order; returns how many were delivered.
      *
-     * @throws IllegalStateException if a ring holds something that is not a record
+     * @throws IllegalStateException if a ring holds something that is not a record, or when a
+     *                               handler polls the ring delivering to it (handlers may send, not poll)
      */
     public int poll(MessageHandler handler, int limit) {
         flushBacklogs();
@@ -203,7 +204,9 @@ public final class Messenger implements AutoCloseable {
      * Flushes the backlogs, then delivers up to {@code limit} new records from this worker's log
      * rings; returns how many were delivered. Records stay until {@link #truncateLog truncated}.
      *
-     * @throws IllegalStateException if a ring holds something that is not a record
+     * @throws IllegalStateException if a ring holds something that is not a record, or when a
+     *                               handler polls the ring delivering to it (handlers may send and
+     *                               truncate, not poll)
      */
     public int pollLog(LogHandler handler, int limit) {
         flushBacklogs();
@@ -263,8 +266,9 @@ public final class Messenger implements AutoCloseable {
     }
 
     /**
-     * Frees the messenger's local staging memory. Backlogged records are dropped; the rings stay
-     * in the messaging region.
+     * Frees the messenger's local staging memory, the source of its writes: close it once its
+     * port has no operation outstanding. Backlogged records are dropped; the rings stay in the
+     * messaging region.
      */
     @Override
     public void close() {

@@ -132,6 +132,11 @@ final class RingReader {
         return capacity;
     }
 
+    /** How messages name the ring. */
+    String name() {
+        return name;
+    }
+
     private IllegalStateException corrupt(long position, long header, String why) {
         return new IllegalStateException(name + " is corrupt at position " + position + " (offset " + index(position)
             + "): header 0x" + Long.toHexString(header) + " is not a record, " + why);

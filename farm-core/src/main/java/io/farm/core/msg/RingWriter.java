@@ -167,9 +167,4 @@ public final class RingWriter {
     public long tail() {
         return tail;
     }
-
-    /** Capacity of the ring in bytes. */
-    public int capacity() {
-        return capacity;
-    }
 }

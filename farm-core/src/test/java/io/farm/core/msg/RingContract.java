@@ -241,6 +241,21 @@ public abstract class RingContract {
         assertTrue(badTrailer.getMessage().contains("trailer is 0x1234"), badTrailer.getMessage());
     }
 
+    @Test
+    void aHandlerThatPollsItsOwnRingIsRefusedAndTheMessageIsConsumed() {
+        RingWriter writer = cluster.writer(RingKind.MESSAGE, 0, 0, 1, senderPort);
+        MessageRingReceiver receiver = cluster.messageReceiver(0, 0, 1, receiverPort);
+        assertTrue(writer.offer(1, payload(PAYLOAD, 0), 0, PAYLOAD, IGNORE));
+        assertTrue(writer.offer(2, payload(PAYLOAD, 1), 0, PAYLOAD, IGNORE));
+        IllegalStateException e = assertThrows(IllegalStateException.class,
+            () -> receiver.poll((node, thread, type, payload, offset, length) -> receiver.poll(collectInto(new ArrayList<>()), 1), 1));
+        assertTrue(e.getMessage().contains("polled from its own handler"), e.getMessage());
+        assertEquals(SPAN, receiver.head(), "the first message was consumed");
+        List<Message> received = new ArrayList<>();
+        assertEquals(1, receiver.poll(collectInto(received), 10));
+        assertEquals(2, received.getFirst().type());
+    }
+
     // ---- log rings ----
 
     record LogRecord(int type, long position, byte[] payload) {
