@@ -58,8 +58,8 @@ public final class Messenger implements AutoCloseable {
      *                     {@link MessagingLayout#regionSize()} bytes, zero when new), registered
      *                     with the fabric
      * @param capabilities the capability of the messaging region of a node, by node; called at most
-     *                     once per node, when this worker first writes to that node (see
-     *                     {@link #capabilities(Fabric)})
+     *                     once per node, when this worker first writes to that node's region (a
+     *                     message, a log record or a head update; see {@link #capabilities(Fabric)})
      * @throws IllegalArgumentException if the node, worker or region do not match the layout
      */
     public Messenger(MessagingLayout layout, int node, int worker, FabricPort port, Region region,

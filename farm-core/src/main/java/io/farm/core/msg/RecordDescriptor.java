@@ -60,9 +60,10 @@ public final class RecordDescriptor {
     /** High 32 bits of every trailer: "FARM" in ASCII. */
     public static final int MARKER = 0x4641_524D;
 
-    /** Little-endian 8-byte words with acquire/release access; offsets must be 8-aligned. */
-    static final VarHandle WORD = ValueLayout.JAVA_LONG.withOrder(ByteOrder.LITTLE_ENDIAN).varHandle();
+    /** A little-endian 8-byte word; offsets must be 8-aligned. */
     static final ValueLayout.OfLong WORD_LAYOUT = ValueLayout.JAVA_LONG.withOrder(ByteOrder.LITTLE_ENDIAN);
+    /** {@link #WORD_LAYOUT} with acquire/release access. */
+    private static final VarHandle WORD = WORD_LAYOUT.varHandle();
 
     private RecordDescriptor() {
     }
@@ -84,12 +85,13 @@ public final class RecordDescriptor {
 
     /**
      * Largest payload of a ring of {@code capacity} bytes: the one whose record spans
-     * {@code capacity / 4} bytes. The receiver returns space to the sender only after freeing
-     * half the ring, so a sender that sees the receiver caught up may see as little as a little
-     * more than half the ring free; a record that does not fit before the ring's end costs a
-     * padding of up to one record length more. A record of at most a quarter of the ring plus its
-     * padding therefore always fits in the space a caught-up receiver has returned, and a sender
-     * always makes progress.
+     * {@code capacity / 4} bytes. Why a quarter: the receiver returns space to the sender only
+     * after freeing half the ring since its last update, so once the receiver has caught up the
+     * sender's copy of the head lags by less than half the ring, and the sender sees just over
+     * half the ring free. A record that does not fit before the ring's end first costs a padding
+     * of less than one record. A record of at most a quarter of the ring plus its padding needs
+     * less than half the ring, so it always fits then: a sender always progresses once its
+     * receiver has caught up.
      */
     public static int maxPayloadLength(int capacity) {
         return capacity / 4 - HEADER_LENGTH - TRAILER_LENGTH;
@@ -120,9 +122,9 @@ public final class RecordDescriptor {
         return (int) (header >>> 48) & 0xFFFF;
     }
 
-    /** Whether a header word has {@code flag} set. */
-    public static boolean hasFlag(long header, int flag) {
-        return (flags(header) & flag) != 0;
+    /** Whether a header word has any of the flags in {@code mask} set. */
+    public static boolean hasFlag(long header, int mask) {
+        return (flags(header) & mask) != 0;
     }
 
     /** {@code n} rounded up to {@link #ALIGNMENT}. */
