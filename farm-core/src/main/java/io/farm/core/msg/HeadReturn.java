@@ -2,7 +2,6 @@ package io.farm.core.msg;
 
 import io.farm.core.fabric.Capability;
 import io.farm.core.fabric.Completion;
-import io.farm.core.fabric.FabricException;
 import io.farm.core.fabric.FabricPort;
 
 import java.lang.foreign.Arena;
@@ -27,13 +26,15 @@ import java.util.function.IntFunction;
  *
  * <p>Confined to the thread that owns {@code port}.
  */
-public final class HeadReturn implements Completion {
+public final class HeadReturn {
     private final FabricPort port;
     private final IntFunction<Capability> capabilities;
     private final int senderNode;
     private final long slotOffset;
     private final int threshold;
     private final MemorySegment word;
+    /** Completion of an update, whatever its outcome: the next one may go. */
+    private final Completion landed = failure -> inFlight = false;
     private Capability target;
     private long returned;
     private boolean inFlight;
@@ -71,12 +72,6 @@ public final class HeadReturn implements Completion {
         word.set(RecordDescriptor.WORD_LAYOUT, 0, head);
         inFlight = true;
         returned = head;
-        port.write(target, slotOffset, word, 0, Long.BYTES, this);
-    }
-
-    /** Completion of an update: the next one may go. */
-    @Override
-    public void complete(FabricException failure) {
-        inFlight = false;
+        port.write(target, slotOffset, word, 0, Long.BYTES, landed);
     }
 }

@@ -7,10 +7,8 @@ import java.lang.foreign.MemorySegment;
 public interface LogHandler {
     /**
      * One log record, delivered once. The payload is {@code length} bytes of {@code payload} at
-     * {@code offset}, a view into the ring that stays valid until the record is truncated (the
-     * view object itself is only passed here: keep the position, not the view, across calls).
-     * The record keeps its ring space until it is truncated with its {@code position}, which may
-     * be done from inside this call.
+     * {@code offset}, a view into the ring; the bytes stay in place until the record is
+     * truncated with its {@code position}, which may be done from inside this call.
      *
      * @param senderNode   node that wrote the record
      * @param senderThread worker thread of that node that wrote it
