@@ -50,6 +50,9 @@ import java.util.function.Supplier;
  * then runs every task still queued (in the inbox or as continuations, including continuations
  * those tasks queue) without polling any more, then runs onStop. Tasks handed over after
  * close() began are rejected. Every task accepted by {@link #execute} therefore runs.
+ *
+ * <p>The worker thread is a daemon thread: a worker that is never closed does not keep the JVM
+ * alive, and a node process must keep itself alive by other means (its main thread waits).
  */
 public final class Worker implements Executor, AutoCloseable {
     /** Default capacity of the inbox. */
