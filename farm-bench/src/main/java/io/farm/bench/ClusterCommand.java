@@ -1,7 +1,7 @@
 package io.farm.bench;
 
 import io.farm.core.cluster.JvmProcess;
-import io.farm.core.node.ClusterConfig;
+import io.farm.core.config.ClusterConfig;
 import io.farm.core.region.RegionStore;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -47,13 +47,14 @@ public final class ClusterCommand implements Callable<Integer> {
                 + " per node, which needs shm (the local fabric runs all nodes in one JVM: 'farm demo')");
         }
         String clusterName = name != null ? name : "cluster-" + ProcessHandle.current().pid();
-        ClusterConfig.Builder builder = ClusterConfig.builder().name(clusterName).nodes(nodes).fabric(fabric)
+        ClusterConfig.Builder builder = ClusterConfig.builder().name(clusterName).memberCount(nodes).fabric(fabric)
             .threads(threads).regionSize(regionSize);
         if (dataDir != null) {
             builder.dataDir(dataDir.resolve(clusterName));
         }
         ClusterConfig config = builder.build();
-        Path configFile = ConfigFiles.write(config);
+        Path configFile = config.dataDir().resolve("cluster.properties");
+        config.store(configFile);
         List<JvmProcess> processes = new ArrayList<>();
         CountDownLatch stop = new CountDownLatch(1);
         Thread hook = new Thread(() -> stopAll(processes, config, stop), "farm-cluster-shutdown");

@@ -7,7 +7,7 @@ import io.farm.core.cluster.Node;
 import io.farm.core.cluster.NodeWorker;
 import io.farm.core.fabric.Capability;
 import io.farm.core.fabric.FabricStats;
-import io.farm.core.node.ClusterConfig;
+import io.farm.core.config.ClusterConfig;
 import io.farm.core.placement.PlacementRing;
 import io.farm.core.placement.ReplicaSet;
 import io.farm.core.region.Region;
@@ -49,10 +49,10 @@ public final class DemoCommand implements java.util.concurrent.Callable<Integer>
         if (objects < 1 || objects > 1_000_000) {
             throw new IllegalArgumentException("--objects " + objects + " is not accepted: 1..1000000");
         }
-        ClusterConfig config = ClusterConfig.builder().name("demo-" + ProcessHandle.current().pid()).nodes(nodes)
+        ClusterConfig config = ClusterConfig.builder().name("demo-" + ProcessHandle.current().pid()).memberCount(nodes)
             .fabric("local").build();
         say("Starting a %d-node cluster in this JVM: fabric local, %d workers per node, %d backups per region, %s regions%n",
-            config.nodes(), config.threads(), config.backups(), bytes(config.regionSize()));
+            config.size(), config.threads(), config.backups(), bytes(config.regionSize()));
         try (EmbeddedCluster cluster = EmbeddedCluster.start(config)) {
             PlacementRing placement = config.placement();
             int[] regionIds = new int[nodes];

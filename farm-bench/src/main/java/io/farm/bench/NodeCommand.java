@@ -3,7 +3,8 @@ package io.farm.bench;
 import io.farm.core.cluster.JvmProcess;
 import io.farm.core.cluster.Node;
 import io.farm.core.fabric.shm.ShmFabric;
-import io.farm.core.node.ClusterConfig;
+import io.farm.core.config.ClusterConfig;
+import io.farm.core.config.FabricKind;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
@@ -31,7 +32,7 @@ public final class NodeCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         ClusterConfig cluster = ClusterConfig.load(config);
-        if (!cluster.fabric().equals("shm")) {
+        if (cluster.fabric() != FabricKind.SHM) {
             throw new IllegalArgumentException("cluster " + cluster.name() + " uses the " + cluster.fabric()
                 + " fabric, which runs every node in one JVM: a node process needs fabric=shm (or use 'farm demo')");
         }

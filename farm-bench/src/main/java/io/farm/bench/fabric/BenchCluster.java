@@ -1,6 +1,6 @@
 package io.farm.bench.fabric;
 
-import io.farm.core.node.ClusterConfig;
+import io.farm.core.config.ClusterConfig;
 import io.farm.core.placement.PlacementRing;
 
 import java.nio.file.Path;
@@ -16,7 +16,7 @@ final class BenchCluster {
     static ClusterConfig config(String name, String fabric, long regionSize, String idle, Path dataDir) {
         ClusterConfig.Builder builder = ClusterConfig.builder()
             .name(name)
-            .nodes(2)
+            .memberCount(2)
             .fabric(fabric)
             .regionSize(regionSize)
             .threads(1)

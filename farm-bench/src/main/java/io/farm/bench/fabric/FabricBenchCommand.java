@@ -1,6 +1,5 @@
 package io.farm.bench.fabric;
 
-import io.farm.bench.ConfigFiles;
 import io.farm.bench.report.JsonObject;
 import io.farm.core.cluster.JvmProcess;
 import io.farm.core.cluster.Node;
@@ -10,7 +9,7 @@ import io.farm.core.fabric.PeerUnreachableException;
 import io.farm.core.fabric.UnregisteredRegionException;
 import io.farm.core.fabric.local.LocalNetwork;
 import io.farm.core.fabric.shm.ShmFabric;
-import io.farm.core.node.ClusterConfig;
+import io.farm.core.config.ClusterConfig;
 import io.farm.core.region.RegionStore;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -89,7 +88,8 @@ public final class FabricBenchCommand implements Callable<Integer> {
                 resources.add(server);
                 ReadServer.install(server, regionId, regionSize);
             } else {
-                Path configFile = ConfigFiles.write(config);
+                Path configFile = config.dataDir().resolve("cluster.properties");
+        config.store(configFile);
                 JvmProcess server = JvmProcess.start("fabric benchmark server", config.dataDir().resolve("node-1.log"),
                     List.of("-Xmx256m"), "io.farm.bench.FarmMain", List.of("bench", "fabric-server",
                         "--config", configFile.toString(), "--id", "1", "--region-id", Integer.toString(regionId)));

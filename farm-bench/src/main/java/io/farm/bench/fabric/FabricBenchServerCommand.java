@@ -4,7 +4,7 @@ import io.farm.bench.NodeLifecycle;
 import io.farm.core.cluster.JvmProcess;
 import io.farm.core.cluster.Node;
 import io.farm.core.fabric.shm.ShmFabric;
-import io.farm.core.node.ClusterConfig;
+import io.farm.core.config.ClusterConfig;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 

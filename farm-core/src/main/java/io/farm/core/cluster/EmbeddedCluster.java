@@ -1,7 +1,8 @@
 package io.farm.core.cluster;
 
 import io.farm.core.fabric.local.LocalNetwork;
-import io.farm.core.node.ClusterConfig;
+import io.farm.core.config.ClusterConfig;
+import io.farm.core.config.FabricKind;
 import io.farm.core.region.RegionStore;
 
 import java.time.Duration;
@@ -29,14 +30,14 @@ public final class EmbeddedCluster implements AutoCloseable {
      * @throws IllegalArgumentException if the configuration names another fabric
      */
     public static EmbeddedCluster start(ClusterConfig config) {
-        if (!config.fabric().equals("local")) {
+        if (config.fabric() != FabricKind.LOCAL) {
             throw new IllegalArgumentException("an embedded cluster runs on the local fabric, not " + config.fabric()
                 + ": set fabric=local");
         }
         LocalNetwork network = new LocalNetwork();
         List<Node> nodes = new ArrayList<>();
         try {
-            for (int id = 0; id < config.nodes(); id++) {
+            for (int id = 0; id < config.size(); id++) {
                 nodes.add(Node.start(config, id, network.attach(id)));
             }
             for (Node node : nodes) {

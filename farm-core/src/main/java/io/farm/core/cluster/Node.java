@@ -10,7 +10,7 @@ import io.farm.core.fabric.UnregisteredRegionException;
 import io.farm.core.msg.MessagingLayout;
 import io.farm.core.msg.Messenger;
 import io.farm.core.msg.RecordDescriptor;
-import io.farm.core.node.ClusterConfig;
+import io.farm.core.config.ClusterConfig;
 import io.farm.core.node.IdleStrategies;
 import io.farm.core.node.Worker;
 import io.farm.core.node.Workers;
@@ -57,9 +57,9 @@ public final class Node implements AutoCloseable {
     private final Workers workers;
 
     private Node(ClusterConfig config, int id, Fabric fabric) {
-        if (id < 0 || id >= config.nodes()) {
+        if (id < 0 || id >= config.size()) {
             throw new IllegalArgumentException("node id " + id + " is not a member of cluster " + config.name()
-                + ": accepted 0.." + (config.nodes() - 1));
+                + ": accepted 0.." + (config.size() - 1));
         }
         if (fabric.nodeId() != id) {
             throw new IllegalArgumentException("the fabric belongs to node " + fabric.nodeId() + ", not node " + id);
@@ -69,7 +69,7 @@ public final class Node implements AutoCloseable {
         this.fabric = fabric;
         discardStaleFiles(config.dataDir(), id);
         this.regions = new RegionStore(config.dataDir(), id, config.regionSize());
-        this.layout = new MessagingLayout(config.nodes(), config.threads(), config.messageRingCapacity(),
+        this.layout = new MessagingLayout(config.size(), config.threads(), config.messageRingCapacity(),
             config.logRingCapacity());
         this.messagingRegion = regions.create(MessagingLayout.regionId(id), layout.regionSize());
         fabric.register(messagingRegion);
@@ -231,7 +231,7 @@ public final class Node implements AutoCloseable {
      */
     public void awaitPeers(Duration timeout) {
         long deadline = System.nanoTime() + timeout.toNanos();
-        for (int peer = 0; peer < config.nodes(); peer++) {
+        for (int peer = 0; peer < config.size(); peer++) {
             while (true) {
                 try {
                     messagingCapability(peer);
@@ -246,7 +246,7 @@ public final class Node implements AutoCloseable {
             }
         }
         for (int index = 0; index < contexts.length; index++) {
-            for (int peer = 0; peer < config.nodes(); peer++) {
+            for (int peer = 0; peer < config.size(); peer++) {
                 int target = peer;
                 CompletableFuture<Long> pong = submit(index, w -> w.ping(target));
                 try {

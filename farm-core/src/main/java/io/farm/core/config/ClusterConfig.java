@@ -2,6 +2,8 @@ package io.farm.core.config;
 
 import io.farm.core.addr.RegionId;
 import io.farm.core.node.IdleStrategies;
+import io.farm.core.placement.Member;
+import io.farm.core.placement.PlacementRing;
 import io.farm.core.region.RegionFiles;
 
 import java.io.IOException;
@@ -119,6 +121,8 @@ public final class ClusterConfig {
     private final int logRingCapacity;
     private final String idleStrategy;
     private final int[] cpus;
+    /** Built on first use: a large member set makes a ring of k points per member. */
+    private volatile PlacementRing placement;
 
     private ClusterConfig(Builder builder, List<Member> members, int backups, Path dataDir) {
         this.name = builder.name;
@@ -133,6 +137,17 @@ public final class ClusterConfig {
         this.logRingCapacity = builder.logRingCapacity;
         this.idleStrategy = builder.idleStrategy;
         this.cpus = builder.cpus.clone();
+    }
+
+    /** Where data regions live: the placement ring of these members with k rings and f + 1 replicas. */
+    public PlacementRing placement() {
+        PlacementRing ring = placement;
+        if (ring == null) {
+            // Benign race: every thread builds an equal, immutable ring.
+            ring = PlacementRing.of(members, rings, backups + 1);
+            placement = ring;
+        }
+        return ring;
     }
 
     /** A builder with every default set and no members. */
@@ -207,7 +222,7 @@ public final class ClusterConfig {
         Properties properties = new Properties();
         properties.setProperty(CLUSTER_NAME, name);
         for (Member member : members) {
-            properties.setProperty(memberKey(member.id()), member.name());
+            properties.setProperty(memberKey(member.nodeId()), member.name());
         }
         properties.setProperty(FABRIC, fabric.id());
         properties.setProperty(REGION_SIZE, Long.toString(regionSize));

@@ -1,5 +1,6 @@
 package io.farm.core.config;
 
+import io.farm.core.placement.Member;
 import io.farm.core.node.IdleStrategies;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
