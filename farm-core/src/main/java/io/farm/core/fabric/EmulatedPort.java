@@ -1,6 +1,7 @@
 package io.farm.core.fabric;
 
 import java.lang.foreign.MemorySegment;
+import java.util.Objects;
 
 /**
  * A port of a fabric whose "NIC" is the issuing thread itself (local, shm): the copy is done
@@ -29,9 +30,12 @@ public abstract class EmulatedPort implements FabricPort {
 
     @Override
     public final void read(Capability target, long offset, int length, MemorySegment dst, long dstOffset, Completion completion) {
-        MemorySegment memory = checkedTarget(target, offset, length, dst, dstOffset, "read");
-        if (memory == null) {
-            completions.add(completion, unreachable(target));
+        MemorySegment memory;
+        try {
+            memory = checkedTarget(target, offset, length, dst, dstOffset, completion, "read");
+        } catch (PeerUnreachableException e) {
+            // A broken connection fails the operation through its completion; nothing was accessed.
+            completions.add(completion, e);
             return;
         }
         DmaEmulation.lineConsistentRead(memory, offset, dst, dstOffset, length);
@@ -41,9 +45,12 @@ public abstract class EmulatedPort implements FabricPort {
 
     @Override
     public final void write(Capability target, long offset, MemorySegment src, long srcOffset, int length, Completion completion) {
-        MemorySegment memory = checkedTarget(target, offset, length, src, srcOffset, "write");
-        if (memory == null) {
-            completions.add(completion, unreachable(target));
+        MemorySegment memory;
+        try {
+            memory = checkedTarget(target, offset, length, src, srcOffset, completion, "write");
+        } catch (PeerUnreachableException e) {
+            // A broken connection fails the operation through its completion; nothing was accessed.
+            completions.add(completion, e);
             return;
         }
         DmaEmulation.orderedWrite(src, srcOffset, memory, offset, length);
@@ -53,11 +60,13 @@ public abstract class EmulatedPort implements FabricPort {
 
     @Override
     public final int poll(int limit) {
+        requireOwner();
         return completions.deliver(limit);
     }
 
     @Override
     public final int outstanding() {
+        requireOwner();
         return completions.size();
     }
 
@@ -71,18 +80,18 @@ public abstract class EmulatedPort implements FabricPort {
         closed = true;
     }
 
-    /** Checks everything about an operation; returns the target memory, or null if the peer is unreachable. */
-    private MemorySegment checkedTarget(Capability target, long offset, int length, MemorySegment local, long localOffset, String op) {
-        if (Thread.currentThread() != owner) {
-            throw new IllegalStateException("fabric port of thread " + owner.getName() + " used from thread "
-                + Thread.currentThread().getName() + ": a port is confined to the worker that opened it");
-        }
+    /** Checks everything about an operation and returns the target memory; throws PeerUnreachableException last. */
+    private MemorySegment checkedTarget(Capability target, long offset, int length, MemorySegment local, long localOffset,
+                                        Completion completion, String op) {
+        requireOwner();
         if (closed) {
             throw new IllegalStateException("fabric port is closed");
         }
         if (target == null) {
             throw new InvalidCapabilityException(op + " without a capability");
         }
+        Objects.requireNonNull(local, () -> op + " without a local buffer");
+        Objects.requireNonNull(completion, () -> op + " without a completion");
         if (length < 0 || offset < 0 || offset > target.size() - length) {
             throw new OutOfRangeException(op + " of " + length + " bytes at offset " + offset + " is outside "
                 + target + " (accepted: 0 <= offset, offset + length <= " + target.size() + ")");
@@ -91,19 +100,17 @@ public abstract class EmulatedPort implements FabricPort {
             throw new OutOfRangeException(op + " of " + length + " bytes at local offset " + localOffset
                 + " is outside the local buffer of " + local.byteSize() + " bytes");
         }
-        MemorySegment memory;
-        try {
-            memory = resolve(target);
-        } catch (PeerUnreachableException e) {
-            return null;
-        }
+        MemorySegment memory = resolve(target);
         if (memory.byteSize() != target.size()) {
             throw new InvalidCapabilityException(target + " does not match the registered size " + memory.byteSize());
         }
         return memory;
     }
 
-    private static PeerUnreachableException unreachable(Capability target) {
-        return new PeerUnreachableException("node " + target.node() + " is unreachable: " + target + " not accessed");
+    private void requireOwner() {
+        if (Thread.currentThread() != owner) {
+            throw new IllegalStateException("fabric port of thread " + owner.getName() + " used from thread "
+                + Thread.currentThread().getName() + ": a port is confined to the worker that opened it");
+        }
     }
 }

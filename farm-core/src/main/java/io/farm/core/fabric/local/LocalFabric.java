@@ -145,6 +145,8 @@ public final class LocalFabric implements Fabric {
 
         @Override
         protected MemorySegment resolve(Capability target) {
+            // Closing the fabric closes its ports (Fabric#close).
+            requireOpen();
             LocalFabric peer = network.peer(target.node());
             Registration registration = cache.get(target.key());
             if (registration == null || !registration.valid) {
