@@ -44,7 +44,7 @@ public final class NodeCommand implements Callable<Integer> {
             throw e;
         }
         System.err.println("farm: node " + id + " of cluster " + cluster.name() + " is up with " + cluster.threads()
-            + " workers; all " + cluster.nodes() + " members answered pings");
+            + " workers; all " + cluster.size() + " members answered pings");
         JvmProcess.announceReady("node " + id);
         NodeLifecycle.serveUntilStopped(node, exitOnStdinEnd);
         return 0;

@@ -50,7 +50,7 @@ public final class FabricBenchCommand implements Callable<Integer> {
         description = "size of the region read, a power of two (default ${DEFAULT-VALUE})")
     long regionSize;
 
-    @Option(names = "--idle", defaultValue = "spin", description = "workers' idle strategy (default ${DEFAULT-VALUE})")
+    @Option(names = "--idle", defaultValue = "backoff", description = "workers' idle strategy (default ${DEFAULT-VALUE})")
     String idle;
 
     @Option(names = "--data-dir", description = "where region files go (default: under /dev/shm)")

@@ -51,8 +51,12 @@ public final class DmaEmulation {
      * from before and after such a write.
      */
     public static void lineConsistentRead(MemorySegment src, long srcOffset, MemorySegment dst, long dstOffset, int length) {
-        long end = srcOffset + length;
         long base = src.address();
+        if (((base + srcOffset) & (LINE - 1)) == 0 && (length & (LINE - 1)) == 0) {
+            wholeLines(src, srcOffset, dst, dstOffset, length);
+            return;
+        }
+        long end = srcOffset + length;
         long pos = srcOffset;
         while (pos < end) {
             long lineStart = ((base + pos) & -LINE) - base;
@@ -74,6 +78,22 @@ public final class DmaEmulation {
                 } while (before != after);
             }
             pos = lineEnd;
+        }
+    }
+
+    /** The common case of {@link #lineConsistentRead}: whole, aligned lines (objects are line aligned). */
+    private static void wholeLines(MemorySegment src, long srcOffset, MemorySegment dst, long dstOffset, int length) {
+        for (int done = 0; done < length; done += LINE) {
+            long line = srcOffset + done;
+            long before;
+            long after;
+            do {
+                before = (long) LONG.getAcquire(src, line);
+                MemorySegment.copy(src, line, dst, dstOffset + done, LINE);
+                // The copy's loads complete before the first word is loaded again.
+                VarHandle.acquireFence();
+                after = (long) LONG.getAcquire(src, line);
+            } while (before != after);
         }
     }
 }

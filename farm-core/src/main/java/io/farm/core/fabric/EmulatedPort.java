@@ -1,16 +1,26 @@
 package io.farm.core.fabric;
 
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.lang.invoke.VarHandle;
 import java.util.Objects;
 
 /**
- * A port of a fabric whose "NIC" is the issuing thread itself (local, shm): the copy is done
- * at issue time with {@link DmaEmulation}'s guarantees, without any CPU of the target, and the
- * completion is queued for the next {@link #poll(int)} of the same thread, so continuations
- * never run re-entrantly inside {@code read}/{@code write}.
+ * A port of a fabric whose "NIC" is the issuing thread itself (local, shm). {@code read} and
+ * {@code write} check their arguments and resolve the target at once (errors throw, nothing is
+ * written), then post the operation; {@link #poll(int)} performs posted operations in order with
+ * {@link DmaEmulation}'s guarantees, without any CPU of the target, and then runs each one's
+ * completion. So continuations never run re-entrantly inside {@code read}/{@code write}, and an
+ * operation is only known to have happened once its completion ran, as with a real NIC.
+ *
+ * <p>Performing a batch of posted reads starts by touching the first word of each source, so
+ * that their cache misses overlap the way a NIC keeps many DMA reads in flight; one at a time,
+ * each would wait for the previous one's miss.
  */
 public abstract class EmulatedPort implements FabricPort {
-    private final CompletionQueue completions = new CompletionQueue();
+    private static final VarHandle LONG = ValueLayout.JAVA_LONG.varHandle();
+
+    private final PostedOperations posted = new PostedOperations();
     private final FabricCounters counters;
     private final Thread owner = Thread.currentThread();
     private boolean closed;
@@ -30,44 +40,74 @@ public abstract class EmulatedPort implements FabricPort {
 
     @Override
     public final void read(Capability target, long offset, int length, MemorySegment dst, long dstOffset, Completion completion) {
-        MemorySegment memory;
-        try {
-            memory = checkedTarget(target, offset, length, dst, dstOffset, completion, "read");
-        } catch (PeerUnreachableException e) {
-            // A broken connection fails the operation through its completion; nothing was accessed.
-            completions.add(completion, e);
-            return;
-        }
-        DmaEmulation.lineConsistentRead(memory, offset, dst, dstOffset, length);
-        counters.recordRead(length);
-        completions.add(completion, null);
+        post(PostedOperations.READ, target, offset, dst, dstOffset, length, completion, "read");
     }
 
     @Override
     public final void write(Capability target, long offset, MemorySegment src, long srcOffset, int length, Completion completion) {
+        post(PostedOperations.WRITE, target, offset, src, srcOffset, length, completion, "write");
+    }
+
+    private void post(byte kind, Capability target, long offset, MemorySegment local, long localOffset, int length,
+                      Completion completion, String op) {
         MemorySegment memory;
         try {
-            memory = checkedTarget(target, offset, length, src, srcOffset, completion, "write");
+            memory = checkedTarget(target, offset, length, local, localOffset, completion, op);
         } catch (PeerUnreachableException e) {
-            // A broken connection fails the operation through its completion; nothing was accessed.
-            completions.add(completion, e);
+            // A broken connection fails the operation through its completion; nothing is accessed.
+            posted.add(PostedOperations.FAILED, null, 0, null, 0, 0, completion, e);
             return;
         }
-        DmaEmulation.orderedWrite(src, srcOffset, memory, offset, length);
-        counters.recordWrite(length);
-        completions.add(completion, null);
+        posted.add(kind, memory, offset, local, localOffset, length, completion, null);
     }
 
     @Override
     public final int poll(int limit) {
         requireOwner();
-        return completions.deliver(limit);
+        int count = Math.min(limit, posted.size());
+        if (count == 0) {
+            return 0;
+        }
+        touchReadSources(count);
+        for (int n = 0; n < count; n++) {
+            int i = posted.index(0);
+            byte kind = posted.kinds[i];
+            int length = posted.lengths[i];
+            if (kind == PostedOperations.READ) {
+                DmaEmulation.lineConsistentRead(posted.remotes[i], posted.remoteOffsets[i], posted.locals[i],
+                    posted.localOffsets[i], length);
+                counters.recordRead(length);
+            } else if (kind == PostedOperations.WRITE) {
+                DmaEmulation.orderedWrite(posted.locals[i], posted.localOffsets[i], posted.remotes[i],
+                    posted.remoteOffsets[i], length);
+                counters.recordWrite(length);
+            }
+            Completion completion = posted.completions[i];
+            FabricException failure = posted.failures[i];
+            posted.removeFirst();
+            // May post further operations: they are performed by a later poll.
+            completion.complete(failure);
+        }
+        return count;
+    }
+
+    /** Loads the first aligned word of each of the next {@code count} reads' sources, opaquely so it is not elided. */
+    private void touchReadSources(int count) {
+        if (count < 2) {
+            return;
+        }
+        for (int n = 0; n < count; n++) {
+            int i = posted.index(n);
+            if (posted.kinds[i] == PostedOperations.READ && posted.lengths[i] > 0) {
+                LONG.getOpaque(posted.remotes[i], posted.remoteOffsets[i] & -Long.BYTES);
+            }
+        }
     }
 
     @Override
     public final int outstanding() {
         requireOwner();
-        return completions.size();
+        return posted.size();
     }
 
     @Override
