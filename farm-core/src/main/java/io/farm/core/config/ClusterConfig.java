@@ -238,11 +238,20 @@ public final class ClusterConfig {
     }
 
     /**
-     * Writes {@link #toProperties()} to {@code file} (UTF-8), creating or replacing it.
+     * Writes {@link #toProperties()} to {@code file} (UTF-8), creating or replacing it and
+     * creating its directory if needed.
      *
      * @throws UncheckedIOException if the file cannot be written
      */
     public void store(Path file) {
+        try {
+            Path dir = file.toAbsolutePath().getParent();
+            if (dir != null) {
+                Files.createDirectories(dir);
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot create the directory of cluster configuration " + file, e);
+        }
         try (Writer writer = Files.newBufferedWriter(file, StandardCharsets.UTF_8)) {
             toProperties().store(writer, "farm cluster " + name);
         } catch (IOException e) {

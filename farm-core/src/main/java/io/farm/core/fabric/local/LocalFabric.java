@@ -40,11 +40,13 @@ public final class LocalFabric implements Fabric {
 
     /** A registered region; {@code valid} turns false on deregistration. */
     private static final class Registration {
+        final LocalFabric owner;
         final Capability capability;
         final MemorySegment memory;
         volatile boolean valid = true;
 
-        Registration(Capability capability, MemorySegment memory) {
+        Registration(LocalFabric owner, Capability capability, MemorySegment memory) {
+            this.owner = owner;
             this.capability = capability;
             this.memory = memory;
         }
@@ -64,7 +66,7 @@ public final class LocalFabric implements Fabric {
     public Capability register(Region region) {
         requireOpen();
         Capability capability = new Capability(nodeId, region.id(), KEYS.incrementAndGet(), region.size());
-        Registration registration = new Registration(capability, region.memory());
+        Registration registration = new Registration(this, capability, region.memory());
         if (registrations.putIfAbsent(region.id(), registration) != null) {
             throw new IllegalStateException("region " + RegionId.toString(region.id()) + " is registered on node " + nodeId + " already");
         }
@@ -147,19 +149,19 @@ public final class LocalFabric implements Fabric {
         protected MemorySegment resolve(Capability target) {
             // Closing the fabric closes its ports (Fabric#close).
             requireOpen();
-            LocalFabric peer = network.peer(target.node());
             Registration registration = cache.get(target.key());
-            if (registration == null || !registration.valid) {
-                cache.remove(target.key());
-                registration = peer.byKey.get(target.key());
-                if (registration == null) {
-                    throw refused(peer, target);
-                }
-                cache.put(target.key(), registration);
+            // Fast path: the registration this key resolved to before, still valid, its owner still up.
+            if (registration != null && registration.valid && !registration.owner.closed
+                && (registration.capability == target || registration.capability.equals(target))) {
+                return registration.memory;
             }
-            if (!registration.valid || !registration.capability.equals(target)) {
+            cache.remove(target.key());
+            LocalFabric peer = network.peer(target.node());
+            registration = peer.byKey.get(target.key());
+            if (registration == null || !registration.valid || !registration.capability.equals(target)) {
                 throw refused(peer, target);
             }
+            cache.put(target.key(), registration);
             return registration.memory;
         }
 
