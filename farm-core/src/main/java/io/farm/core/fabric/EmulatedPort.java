@@ -1,8 +1,6 @@
 package io.farm.core.fabric;
 
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
-import java.lang.invoke.VarHandle;
 import java.util.Objects;
 
 /**
@@ -12,14 +10,8 @@ import java.util.Objects;
  * {@link DmaEmulation}'s guarantees, without any CPU of the target, and then runs each one's
  * completion. So continuations never run re-entrantly inside {@code read}/{@code write}, and an
  * operation is only known to have happened once its completion ran, as with a real NIC.
- *
- * <p>Performing a batch of posted reads starts by touching the first word of each source, so
- * that their cache misses overlap the way a NIC keeps many DMA reads in flight; one at a time,
- * each would wait for the previous one's miss.
  */
 public abstract class EmulatedPort implements FabricPort {
-    private static final VarHandle LONG = ValueLayout.JAVA_LONG.varHandle();
-
     private final PostedOperations posted = new PostedOperations();
     private final FabricCounters counters;
     private final Thread owner = Thread.currentThread();
@@ -68,7 +60,6 @@ public abstract class EmulatedPort implements FabricPort {
         if (count == 0) {
             return 0;
         }
-        touchReadSources(count);
         for (int n = 0; n < count; n++) {
             int i = posted.index(0);
             byte kind = posted.kinds[i];
@@ -89,19 +80,6 @@ public abstract class EmulatedPort implements FabricPort {
             completion.complete(failure);
         }
         return count;
-    }
-
-    /** Loads the first aligned word of each of the next {@code count} reads' sources, opaquely so it is not elided. */
-    private void touchReadSources(int count) {
-        if (count < 2) {
-            return;
-        }
-        for (int n = 0; n < count; n++) {
-            int i = posted.index(n);
-            if (posted.kinds[i] == PostedOperations.READ && posted.lengths[i] > 0) {
-                LONG.getOpaque(posted.remotes[i], posted.remoteOffsets[i] & -Long.BYTES);
-            }
-        }
     }
 
     @Override
