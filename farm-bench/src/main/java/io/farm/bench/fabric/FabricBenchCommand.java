@@ -43,7 +43,7 @@ public final class FabricBenchCommand implements Callable<Integer> {
     @Option(names = "--seconds", defaultValue = "4", description = "seconds per phase (default ${DEFAULT-VALUE})")
     double seconds;
 
-    @Option(names = "--depth", defaultValue = "8", description = "reads in flight (default ${DEFAULT-VALUE})")
+    @Option(names = "--depth", defaultValue = "16", description = "reads in flight (default ${DEFAULT-VALUE})")
     int depth;
 
     @Option(names = "--region-size", defaultValue = "268435456",
