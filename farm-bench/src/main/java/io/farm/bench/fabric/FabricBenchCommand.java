@@ -89,7 +89,8 @@ public final class FabricBenchCommand implements Callable<Integer> {
                 ReadServer.install(server, regionId, regionSize);
             } else {
                 Path configFile = config.dataDir().resolve("cluster.properties");
-        config.store(configFile);
+                Files.createDirectories(config.dataDir());
+                config.store(configFile);
                 JvmProcess server = JvmProcess.start("fabric benchmark server", config.dataDir().resolve("node-1.log"),
                     List.of("-Xmx256m"), "io.farm.bench.FarmMain", List.of("bench", "fabric-server",
                         "--config", configFile.toString(), "--id", "1", "--region-id", Integer.toString(regionId)));
