@@ -33,7 +33,7 @@ public final class NodeCommand implements Callable<Integer> {
     public Integer call() {
         ClusterConfig cluster = ClusterConfig.load(config);
         if (cluster.fabric() != FabricKind.SHM) {
-            throw new IllegalArgumentException("cluster " + cluster.name() + " uses the " + cluster.fabric()
+            throw new IllegalArgumentException("cluster " + cluster.name() + " uses the " + cluster.fabric().id()
                 + " fabric, which runs every node in one JVM: a node process needs fabric=shm (or use 'farm demo')");
         }
         Node node = Node.start(cluster, id, ShmFabric.open(cluster.dataDir(), id));

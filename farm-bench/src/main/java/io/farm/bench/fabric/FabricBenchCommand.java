@@ -75,6 +75,10 @@ public final class FabricBenchCommand implements Callable<Integer> {
         }
         ClusterConfig config = BenchCluster.config("bench-fabric-" + ProcessHandle.current().pid(), fabric, regionSize,
             idle, dataDir);
+        if (size > regionSize) {
+            throw new IllegalArgumentException("--size " + size + " is not accepted with --region-size " + regionSize
+                + ": a read must fit in the region, so at most " + regionSize);
+        }
         long phaseNanos = (long) (seconds * 1e9);
         int regionId = BenchCluster.serverRegionId(config);
         List<AutoCloseable> resources = new ArrayList<>();

@@ -85,8 +85,7 @@ class EmbeddedClusterTest {
 
         IllegalArgumentException refused = assertThrows(IllegalArgumentException.class, () -> EmbeddedCluster.start(config));
 
-        assertTrue(refused.getMessage().contains("local fabric") && refused.getMessage().contains("fabric=local"),
-            refused.getMessage());
+        assertTrue(refused.getMessage().contains("runs on the local fabric, not shm: set fabric=local"), refused.getMessage());
         assertFalse(Files.exists(dataDir), "nothing is created for a refused configuration");
     }
 }
