@@ -74,6 +74,19 @@ class ClusterCommandTest {
     }
 
     @Test
+    void aNodeProcessRefusesAnIdOutsideTheClusterBeforeCreatingFiles() {
+        Path configFile = temp.resolve("shm.properties");
+        ClusterConfig.builder().name("shm-two").memberCount(2).fabric("shm").dataDir(temp.resolve("data")).build()
+            .store(configFile);
+
+        FarmRun run = FarmRun.of("node", "--config", configFile.toString(), "--id", "2");
+
+        assertEquals(2, run.exitCode(), run.toString());
+        assertTrue(run.stderr().contains("--id 2 is not accepted: cluster shm-two has members 0..1"), run.toString());
+        assertFalse(Files.exists(temp.resolve("data")), "bad input creates nothing");
+    }
+
+    @Test
     void aNodeProcessNeedsAnShmCluster() {
         Path configFile = temp.resolve("local.properties");
         ClusterConfig.builder().name("local-one").memberCount(2).fabric("local").dataDir(temp.resolve("data")).build()

@@ -168,6 +168,30 @@ class NodeTest {
     }
 
     @Test
+    void aNodeThatFailsToStartLeavesNoFiles() {
+        Path dataDir = temp.resolve("failed");
+        ClusterConfig config = config("failed", 1, "local", dataDir);
+        Fabric fabric = new LocalNetwork().attach(0);
+        fabric.close();
+
+        IllegalStateException failed = assertThrows(IllegalStateException.class, () -> Node.start(config, 0, fabric));
+
+        assertTrue(failed.getMessage().contains("closed"), failed.getMessage());
+        assertFalse(Files.exists(RegionStore.nodeDir(dataDir, 0)), "the messaging region of a node that did not start is deleted");
+    }
+
+    @Test
+    void closeIsIdempotent() {
+        Path dataDir = temp.resolve("twice-closed");
+        Node node = Node.start(config("twice-closed", 1, "local", dataDir), 0, new LocalNetwork().attach(0));
+        node.close();
+
+        node.close();
+
+        assertFalse(Files.exists(RegionStore.nodeDir(dataDir, 0)));
+    }
+
+    @Test
     void awaitPeersNamesTheMemberThatNeverStarts() {
         Path dataDir = temp.resolve("alone");
         ClusterConfig config = config("alone", 2, "shm", dataDir);
