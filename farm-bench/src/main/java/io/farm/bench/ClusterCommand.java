@@ -6,6 +6,7 @@ import io.farm.core.region.RegionStore;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -54,12 +55,13 @@ public final class ClusterCommand implements Callable<Integer> {
         }
         ClusterConfig config = builder.build();
         Path configFile = config.dataDir().resolve("cluster.properties");
-        config.store(configFile);
         List<JvmProcess> processes = new ArrayList<>();
         CountDownLatch stop = new CountDownLatch(1);
         Thread hook = new Thread(() -> stopAll(processes, config, stop), "farm-cluster-shutdown");
         Runtime.getRuntime().addShutdownHook(hook);
         try {
+            Files.createDirectories(config.dataDir());
+            config.store(configFile);
             for (int id = 0; id < nodes; id++) {
                 processes.add(JvmProcess.start("node " + id, config.dataDir().resolve("node-" + id + ".log"),
                     List.of("-Xmx256m"), "io.farm.bench.FarmMain", List.of("node", "--config", configFile.toString(),

@@ -35,16 +35,25 @@ public final class FarmMain implements Runnable {
         throw new CommandLine.ParameterException(spec.commandLine(), "name a command (see --help)");
     }
 
-    /** Runs the command line and exits with its status. */
-    public static void main(String[] args) {
+    /**
+     * The {@code farm} command line as {@link #main} runs it: bad input that a command finds
+     * itself (an {@link IllegalArgumentException} or {@link IllegalStateException}) is reported in
+     * one line on stderr, naming the command, with exit status 2, as picocli reports bad options.
+     */
+    public static CommandLine commandLine() {
         CommandLine commandLine = new CommandLine(new FarmMain());
         commandLine.setExecutionExceptionHandler((e, cmd, parsed) -> {
             if (e instanceof IllegalArgumentException || e instanceof IllegalStateException) {
-                cmd.getErr().println("farm " + cmd.getCommandName() + ": " + e.getMessage());
-                return 2;
+                cmd.getErr().println(cmd.getCommandSpec().qualifiedName() + ": " + e.getMessage());
+                return CommandLine.ExitCode.USAGE;
             }
             throw e;
         });
-        System.exit(commandLine.execute(args));
+        return commandLine;
+    }
+
+    /** Runs the command line and exits with its status. */
+    public static void main(String[] args) {
+        System.exit(commandLine().execute(args));
     }
 }

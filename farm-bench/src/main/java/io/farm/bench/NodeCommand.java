@@ -33,8 +33,13 @@ public final class NodeCommand implements Callable<Integer> {
     public Integer call() {
         ClusterConfig cluster = ClusterConfig.load(config);
         if (cluster.fabric() != FabricKind.SHM) {
-            throw new IllegalArgumentException("cluster " + cluster.name() + " uses the " + cluster.fabric()
+            throw new IllegalArgumentException("cluster " + cluster.name() + " uses the " + cluster.fabric().id()
                 + " fabric, which runs every node in one JVM: a node process needs fabric=shm (or use 'farm demo')");
+        }
+        if (id < 0 || id >= cluster.size()) {
+            // Checked before the fabric opens, which would create the node's files.
+            throw new IllegalArgumentException("--id " + id + " is not accepted: cluster " + cluster.name() + " has members 0.."
+                + (cluster.size() - 1));
         }
         Node node = Node.start(cluster, id, ShmFabric.open(cluster.dataDir(), id));
         try {

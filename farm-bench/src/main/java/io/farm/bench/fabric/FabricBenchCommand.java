@@ -75,6 +75,10 @@ public final class FabricBenchCommand implements Callable<Integer> {
         }
         ClusterConfig config = BenchCluster.config("bench-fabric-" + ProcessHandle.current().pid(), fabric, regionSize,
             idle, dataDir);
+        if (size > regionSize) {
+            throw new IllegalArgumentException("--size " + size + " is not accepted with --region-size " + regionSize
+                + ": a read must fit in the region, so at most " + regionSize);
+        }
         long phaseNanos = (long) (seconds * 1e9);
         int regionId = BenchCluster.serverRegionId(config);
         List<AutoCloseable> resources = new ArrayList<>();
@@ -89,7 +93,8 @@ public final class FabricBenchCommand implements Callable<Integer> {
                 ReadServer.install(server, regionId, regionSize);
             } else {
                 Path configFile = config.dataDir().resolve("cluster.properties");
-        config.store(configFile);
+                Files.createDirectories(config.dataDir());
+                config.store(configFile);
                 JvmProcess server = JvmProcess.start("fabric benchmark server", config.dataDir().resolve("node-1.log"),
                     List.of("-Xmx256m"), "io.farm.bench.FarmMain", List.of("bench", "fabric-server",
                         "--config", configFile.toString(), "--id", "1", "--region-id", Integer.toString(regionId)));

@@ -67,9 +67,29 @@ public final class JsonObject {
             case null -> out.append("null");
             case String s -> appendString(out, s);
             case Double d when d.isNaN() || d.isInfinite() -> out.append("null");
-            case Double d -> out.append(String.format(Locale.ROOT, "%.6g", d).replaceFirst("\\.?0+(e|$)", "$1"));
+            case Double d -> appendNumber(out, d);
             default -> out.append(value);
         }
+    }
+
+    /**
+     * Six significant digits, without the zeros that end a fraction: 200000.0 is {@code 200000},
+     * 0.5 is {@code 0.5}, 1.5e7 is {@code 1.5e+07}. Only zeros after a decimal point are dropped.
+     */
+    private static void appendNumber(StringBuilder out, double d) {
+        String formatted = String.format(Locale.ROOT, "%.6g", d);
+        int exponent = formatted.indexOf('e');
+        int end = exponent < 0 ? formatted.length() : exponent;
+        int mantissaEnd = end;
+        if (formatted.lastIndexOf('.', end) >= 0) {
+            while (formatted.charAt(mantissaEnd - 1) == '0') {
+                mantissaEnd--;
+            }
+            if (formatted.charAt(mantissaEnd - 1) == '.') {
+                mantissaEnd--;
+            }
+        }
+        out.append(formatted, 0, mantissaEnd).append(formatted, end, formatted.length());
     }
 
     private static void appendString(StringBuilder out, String s) {

@@ -31,7 +31,7 @@ public final class EmbeddedCluster implements AutoCloseable {
      */
     public static EmbeddedCluster start(ClusterConfig config) {
         if (config.fabric() != FabricKind.LOCAL) {
-            throw new IllegalArgumentException("an embedded cluster runs on the local fabric, not " + config.fabric()
+            throw new IllegalArgumentException("an embedded cluster runs on the local fabric, not " + config.fabric().id()
                 + ": set fabric=local");
         }
         LocalNetwork network = new LocalNetwork();

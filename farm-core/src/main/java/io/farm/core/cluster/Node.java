@@ -23,6 +23,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.function.Supplier;
 import java.util.concurrent.CompletionStage;
@@ -55,6 +56,7 @@ public final class Node implements AutoCloseable {
     private final ConcurrentHashMap<Long, Capability> capabilities = new ConcurrentHashMap<>();
     private final NodeWorker[] contexts;
     private final Workers workers;
+    private final AtomicBoolean closed = new AtomicBoolean();
 
     private Node(ClusterConfig config, int id, Fabric fabric) {
         if (id < 0 || id >= config.size()) {
@@ -71,12 +73,18 @@ public final class Node implements AutoCloseable {
         this.regions = new RegionStore(config.dataDir(), id, config.regionSize());
         this.layout = new MessagingLayout(config.size(), config.threads(), config.messageRingCapacity(),
             config.logRingCapacity());
-        this.messagingRegion = regions.create(MessagingLayout.regionId(id), layout.regionSize());
-        fabric.register(messagingRegion);
         this.contexts = new NodeWorker[config.threads()];
         handlers.set(PING, Node::answerPing);
         handlers.set(PONG, (worker, sender, type, payload, offset, length) -> worker.pingAnswered(payload, offset, length));
-        this.workers = Workers.start(config.threads(), this::workerBuilder);
+        try {
+            this.messagingRegion = regions.create(MessagingLayout.regionId(id), layout.regionSize());
+            fabric.register(messagingRegion);
+            this.workers = Workers.start(config.threads(), this::workerBuilder);
+        } catch (RuntimeException | Error e) {
+            // A node that did not start leaves no mapping and no file behind (its fabric is closed by start).
+            regions.closeAndDelete();
+            throw e;
+        }
     }
 
     /**
@@ -268,9 +276,12 @@ public final class Node implements AutoCloseable {
         return fabric.stats();
     }
 
-    /** Stops the workers, closes the fabric and deletes the node's files. */
+    /** Stops the workers, closes the fabric and deletes the node's files. Idempotent. */
     @Override
     public void close() {
+        if (!closed.compareAndSet(false, true)) {
+            return;
+        }
         try {
             workers.close();
         } finally {
