@@ -6,7 +6,6 @@ import io.farm.core.region.RegionStore;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -60,7 +59,6 @@ public final class ClusterCommand implements Callable<Integer> {
         Thread hook = new Thread(() -> stopAll(processes, config, stop), "farm-cluster-shutdown");
         Runtime.getRuntime().addShutdownHook(hook);
         try {
-            Files.createDirectories(config.dataDir());
             config.store(configFile);
             for (int id = 0; id < nodes; id++) {
                 processes.add(JvmProcess.start("node " + id, config.dataDir().resolve("node-" + id + ".log"),

@@ -50,7 +50,8 @@ public final class FabricBenchCommand implements Callable<Integer> {
         description = "size of the region read, a power of two (default ${DEFAULT-VALUE})")
     long regionSize;
 
-    @Option(names = "--idle", defaultValue = "backoff", description = "workers' idle strategy (default ${DEFAULT-VALUE})")
+    @Option(names = "--idle", defaultValue = "backoff", description = {"workers' idle strategy (default ${DEFAULT-VALUE},",
+        "the nodes' default: a busy worker never parks; spin or yield keep an idle one polling)"})
     String idle;
 
     @Option(names = "--data-dir", description = "where region files go (default: under /dev/shm)")
@@ -83,6 +84,10 @@ public final class FabricBenchCommand implements Callable<Integer> {
         int regionId = BenchCluster.serverRegionId(config);
         List<AutoCloseable> resources = new ArrayList<>();
         try {
+            // The baseline runs first, alone: no worker of any node competes with it for a core.
+            Files.createDirectories(config.dataDir());
+            PhaseResult raw = RawCopies.run(config.dataDir(), regionSize, size, phaseNanos, 3);
+            progress("raw copy:  %,.0f copies/s%n", raw.opsPerSecond());
             Node client;
             if (fabric.equals("local")) {
                 LocalNetwork network = new LocalNetwork();
@@ -93,7 +98,6 @@ public final class FabricBenchCommand implements Callable<Integer> {
                 ReadServer.install(server, regionId, regionSize);
             } else {
                 Path configFile = config.dataDir().resolve("cluster.properties");
-                Files.createDirectories(config.dataDir());
                 config.store(configFile);
                 JvmProcess server = JvmProcess.start("fabric benchmark server", config.dataDir().resolve("node-1.log"),
                     List.of("-Xmx256m"), "io.farm.bench.FarmMain", List.of("bench", "fabric-server",
@@ -121,8 +125,6 @@ public final class FabricBenchCommand implements Callable<Integer> {
             }).get(phaseNanos * 4 + 30_000_000_000L, TimeUnit.NANOSECONDS);
             FabricStats afterRpc = client.stats();
             progress("rpc:       %,.0f reads/s%n", rpcResult.opsPerSecond());
-            PhaseResult raw = RawCopies.run(config.dataDir(), regionSize, size, phaseNanos, 3);
-            progress("raw copy:  %,.0f copies/s%n", raw.opsPerSecond());
 
             FabricStats oneSidedStats = afterOneSided.minus(before);
             FabricStats rpcStats = afterRpc.minus(afterOneSided);
