@@ -70,7 +70,7 @@ public final class Node implements AutoCloseable {
         this.id = id;
         this.fabric = fabric;
         discardStaleFiles(config.dataDir(), id);
-        this.regions = new RegionStore(config.dataDir(), id, config.regionSize());
+        this.regions = new RegionStore(config.dataDir(), id, config.regionSize(), config.hugePages());
         this.layout = new MessagingLayout(config.size(), config.threads(), config.messageRingCapacity(),
             config.logRingCapacity());
         this.contexts = new NodeWorker[config.threads()];
@@ -121,9 +121,8 @@ public final class Node implements AutoCloseable {
                     context.port().close();
                 }
             });
-        int[] cpus = config.cpus();
-        if (cpus.length > 0) {
-            builder.pinTo(cpus[index % cpus.length], ThreadAffinity::pinCurrentThread);
+        if (config.pinsThreads()) {
+            builder.pinTo(config.cpuFor(id, index), ThreadAffinity::pinCurrentThread);
         }
         return builder;
     }

@@ -49,6 +49,7 @@ import java.util.stream.Collectors;
  *   <tr><td>{@value #MESSAGE_RING_CAPACITY}</td><td>bytes, power of two 4 KiB .. 1 GiB</td><td>64k</td></tr>
  *   <tr><td>{@value #LOG_RING_CAPACITY}</td><td>bytes, power of two 4 KiB .. 1 GiB</td><td>64k</td></tr>
  *   <tr><td>{@value #IDLE_STRATEGY}</td><td>backoff, spin, yield, sleep</td><td>backoff</td></tr>
+ *   <tr><td>{@value #HUGE_PAGES}</td><td>true, false: ask for huge pages for region files</td><td>false</td></tr>
  *   <tr><td>{@value #CPUS}</td><td>cpus to pin workers to, e.g. {@code 0,1}; empty: no pinning</td><td>empty</td></tr>
  * </table>
  */
@@ -79,6 +80,8 @@ public final class ClusterConfig {
     public static final String LOG_RING_CAPACITY = "farm.log.ring.capacity";
     /** Key of the workers' idle strategy. */
     public static final String IDLE_STRATEGY = "farm.idle.strategy";
+    /** Key of whether region files ask for huge pages. */
+    public static final String HUGE_PAGES = "farm.huge.pages";
     /** Key of the cpus workers are pinned to. */
     public static final String CPUS = "farm.cpus";
 
@@ -104,7 +107,7 @@ public final class ClusterConfig {
     public static final int DEFAULT_RING_CAPACITY = 64 * 1024;
 
     private static final List<String> KEYS = List.of(CLUSTER_NAME, MEMBER_PREFIX + "<id>" + MEMBER_NAME_SUFFIX, FABRIC,
-        REGION_SIZE, THREADS, BACKUPS, RINGS, DATA_DIR, MESSAGE_RING_CAPACITY, LOG_RING_CAPACITY, IDLE_STRATEGY, CPUS);
+        REGION_SIZE, THREADS, BACKUPS, RINGS, DATA_DIR, MESSAGE_RING_CAPACITY, LOG_RING_CAPACITY, IDLE_STRATEGY, HUGE_PAGES, CPUS);
     private static final Pattern NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0,63}");
     private static final String NAME_RULE = "1 to 64 letters, digits, '.', '_' or '-', starting with a letter or digit";
     private static final Path SHM = Path.of("/dev/shm");
@@ -120,6 +123,7 @@ public final class ClusterConfig {
     private final int messageRingCapacity;
     private final int logRingCapacity;
     private final String idleStrategy;
+    private final boolean hugePages;
     private final int[] cpus;
     /** Built on first use: a large member set makes a ring of k points per member. */
     private volatile PlacementRing placement;
@@ -136,6 +140,7 @@ public final class ClusterConfig {
         this.messageRingCapacity = builder.messageRingCapacity;
         this.logRingCapacity = builder.logRingCapacity;
         this.idleStrategy = builder.idleStrategy;
+        this.hugePages = builder.hugePages;
         this.cpus = builder.cpus.clone();
     }
 
@@ -181,6 +186,7 @@ public final class ClusterConfig {
                 case MESSAGE_RING_CAPACITY -> builder.messageRingCapacity(parseRingCapacity(key, value));
                 case LOG_RING_CAPACITY -> builder.logRingCapacity(parseRingCapacity(key, value));
                 case IDLE_STRATEGY -> builder.idleStrategy(value);
+                case HUGE_PAGES -> builder.hugePages(parseBoolean(key, value));
                 case CPUS -> builder.cpus(parseCpus(key, value));
                 default -> memberNames.put(memberId(key), value);
             }
@@ -233,6 +239,7 @@ public final class ClusterConfig {
         properties.setProperty(MESSAGE_RING_CAPACITY, Integer.toString(messageRingCapacity));
         properties.setProperty(LOG_RING_CAPACITY, Integer.toString(logRingCapacity));
         properties.setProperty(IDLE_STRATEGY, idleStrategy);
+        properties.setProperty(HUGE_PAGES, Boolean.toString(hugePages));
         properties.setProperty(CPUS, Arrays.stream(cpus).mapToObj(Integer::toString).collect(Collectors.joining(",")));
         return properties;
     }
@@ -338,6 +345,14 @@ public final class ClusterConfig {
         return idleStrategy;
     }
 
+    /**
+     * Whether region files ask for huge pages; where the kernel does not give them, regions use
+     * normal pages and one message says why (see {@link io.farm.core.region.RegionFiles}).
+     */
+    public boolean hugePages() {
+        return hugePages;
+    }
+
     /** The cpus workers are pinned to; empty when workers are not pinned. */
     public int[] cpus() {
         return cpus.clone();
@@ -370,13 +385,14 @@ public final class ClusterConfig {
         return o instanceof ClusterConfig c && name.equals(c.name) && members.equals(c.members) && fabric == c.fabric
             && regionSize == c.regionSize && threads == c.threads && backups == c.backups && rings == c.rings
             && dataDir.equals(c.dataDir) && messageRingCapacity == c.messageRingCapacity
-            && logRingCapacity == c.logRingCapacity && idleStrategy.equals(c.idleStrategy) && Arrays.equals(cpus, c.cpus);
+            && logRingCapacity == c.logRingCapacity && idleStrategy.equals(c.idleStrategy) && hugePages == c.hugePages
+            && Arrays.equals(cpus, c.cpus);
     }
 
     @Override
     public int hashCode() {
         return Objects.hash(name, members, fabric, regionSize, threads, backups, rings, dataDir, messageRingCapacity,
-            logRingCapacity, idleStrategy, Arrays.hashCode(cpus));
+            logRingCapacity, idleStrategy, hugePages, Arrays.hashCode(cpus));
     }
 
     @Override
@@ -384,7 +400,7 @@ public final class ClusterConfig {
         return "ClusterConfig[" + name + ", members=" + members + ", fabric=" + fabric.id() + ", regionSize=" + regionSize
             + ", threads=" + threads + ", backups=" + backups + ", rings=" + rings + ", dataDir=" + dataDir
             + ", messageRingCapacity=" + messageRingCapacity + ", logRingCapacity=" + logRingCapacity
-            + ", idleStrategy=" + idleStrategy + ", cpus=" + Arrays.toString(cpus) + "]";
+            + ", idleStrategy=" + idleStrategy + ", hugePages=" + hugePages + ", cpus=" + Arrays.toString(cpus) + "]";
     }
 
     /** The key of member {@code id}'s name. */
@@ -448,6 +464,14 @@ public final class ClusterConfig {
         } catch (NumberFormatException e) {
             throw invalid(key, value, "expected a decimal integer");
         }
+    }
+
+    private static boolean parseBoolean(String key, String value) {
+        return switch (value) {
+            case "true" -> true;
+            case "false" -> false;
+            default -> throw invalid(key, value, "expected true or false");
+        };
     }
 
     private static int parseRingCapacity(String key, String value) {
@@ -535,6 +559,7 @@ public final class ClusterConfig {
         private int messageRingCapacity = DEFAULT_RING_CAPACITY;
         private int logRingCapacity = DEFAULT_RING_CAPACITY;
         private String idleStrategy = IdleStrategies.DEFAULT;
+        private boolean hugePages;
         private int[] cpus = new int[0];
 
         private Builder() {
@@ -686,6 +711,12 @@ public final class ClusterConfig {
             } catch (IllegalArgumentException e) {
                 throw keyed(IDLE_STRATEGY, e);
             }
+            return this;
+        }
+
+        /** Whether region files ask for huge pages ({@value #HUGE_PAGES}); default false. */
+        public Builder hugePages(boolean hugePages) {
+            this.hugePages = hugePages;
             return this;
         }
 

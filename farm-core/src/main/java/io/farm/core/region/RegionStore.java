@@ -29,6 +29,7 @@ public final class RegionStore implements AutoCloseable {
     private final Path clusterDir;
     private final int node;
     private final long regionSize;
+    private final boolean hugePages;
     private final Arena arena = Arena.ofShared();
     private final Map<Integer, Region> regions = new ConcurrentHashMap<>();
 
@@ -38,9 +39,20 @@ public final class RegionStore implements AutoCloseable {
      * @param regionSize the size of data regions (a power of two, see {@link RegionFiles#checkRegionSize})
      */
     public RegionStore(Path clusterDir, int node, long regionSize) {
+        this(clusterDir, node, regionSize, false);
+    }
+
+    /**
+     * @param clusterDir the cluster's data directory
+     * @param node       this node's id
+     * @param regionSize the size of data regions (a power of two, see {@link RegionFiles#checkRegionSize})
+     * @param hugePages  whether regions ask for huge pages (a fallback to normal pages is announced once)
+     */
+    public RegionStore(Path clusterDir, int node, long regionSize, boolean hugePages) {
         this.clusterDir = clusterDir;
         this.node = node;
         this.regionSize = RegionFiles.checkRegionSize(regionSize);
+        this.hugePages = hugePages;
     }
 
     /** The directory of {@code node} in {@code clusterDir}. */
@@ -69,7 +81,7 @@ public final class RegionStore implements AutoCloseable {
             throw new IllegalStateException("node " + node + " holds region " + RegionId.toString(regionId) + " already");
         }
         Path file = fileOf(clusterDir, node, regionId);
-        Region region = new Region(regionId, RegionFiles.createAndMap(file, size, arena), file);
+        Region region = new Region(regionId, RegionFiles.createAndMap(file, size, arena, hugePages), file);
         regions.put(regionId, region);
         return region;
     }

@@ -84,6 +84,17 @@ class ClusterConfigTest {
     }
 
     @Test
+    void hugePagesAreAskedForOnlyWhenConfigured() {
+        assertFalse(ClusterConfig.builder().memberCount(1).build().hugePages());
+        assertTrue(ClusterConfig.builder().memberCount(1).hugePages(true).build().hugePages());
+        assertTrue(withProperty("farm.huge.pages", "true").hugePages());
+        assertFalse(withProperty("farm.huge.pages", "false").hugePages());
+        rejected(() -> withProperty("farm.huge.pages", "yes"), "farm.huge.pages = 'yes'", "true or false");
+        ClusterConfig config = ClusterConfig.builder().memberCount(2).hugePages(true).build();
+        assertEquals(config, ClusterConfig.fromProperties(config.toProperties()));
+    }
+
+    @Test
     void clusterNameIsAPathSafeName() {
         assertEquals("bench-1.a_b", ClusterConfig.builder().name("bench-1.a_b").memberCount(1).build().name());
         for (String bad : new String[] {"", "a/b", ".hidden", "-x", "a b", "x".repeat(65)}) {
