@@ -11,10 +11,14 @@ import net.jqwik.api.Combinators;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.Provide;
+import net.jqwik.api.RandomDistribution;
 import net.jqwik.api.Tuple;
+import net.jqwik.api.lifecycle.AfterProperty;
+import net.jqwik.api.lifecycle.BeforeProperty;
 
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -31,7 +35,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * Any sequence of record sizes and any interleaving of sends, ring polls, truncations and polls
  * of either node's port, on the fabric a subclass provides: node 0 thread 0 writes a 4 KiB ring
- * of node 1, wrapping it many times. The fabric is an emulated one, whose ports post writes and
+ * of node 1. Runs of 100 to 1000 steps (evenly spread, not jqwik's usual short lists) wrap the
+ * ring several times on average. The fabric is an emulated one, whose ports post writes and
  * perform them, in order, in their poll, each followed by its completion: so a record is visible
  * to the receiver exactly when its write's completion has run, and a head update reaches the
  * sender only when the receiver's port is polled.
@@ -40,8 +45,21 @@ public abstract class RingPropertiesContract {
     private static final int CAPACITY = RingContract.CAPACITY;
     private static final int MAX = RecordDescriptor.maxPayloadLength(CAPACITY);
 
+    /** Holds the cluster directory of each try; deleted after the property, even if a try was abandoned. */
+    private Path triesDir;
+
     /** The fabric under test. */
     protected abstract FabricFactory fabrics();
+
+    @BeforeProperty
+    void createTriesDirectory() throws IOException {
+        triesDir = ShmTempDirs.newDirectory();
+    }
+
+    @AfterProperty
+    void deleteTriesDirectory() {
+        RegionStore.deleteTree(triesDir);
+    }
 
     sealed interface Step permits Offer, Poll, Truncate, PollSenderPort, PollReceiverPort {
     }
@@ -84,14 +102,16 @@ public abstract class RingPropertiesContract {
     @Provide
     Arbitrary<List<Step>> messageSteps() {
         return Arbitraries.frequencyOf(Tuple.of(3, offers()), Tuple.of(2, polls()), Tuple.of(3, portPolls()))
-            .list().ofMinSize(1).ofMaxSize(400);
+            .list().ofMinSize(100).ofMaxSize(1000)
+            .withSizeDistribution(RandomDistribution.uniform());
     }
 
     @Provide
     Arbitrary<List<Step>> logSteps() {
         Arbitrary<Step> truncations = Arbitraries.integers().between(0, 1000).map(Truncate::new);
         return Arbitraries.frequencyOf(Tuple.of(3, offers()), Tuple.of(2, polls()), Tuple.of(3, truncations),
-            Tuple.of(3, portPolls())).list().ofMinSize(1).ofMaxSize(400);
+            Tuple.of(3, portPolls())).list().ofMinSize(100).ofMaxSize(1000)
+            .withSizeDistribution(RandomDistribution.uniform());
     }
 
     /**
@@ -109,10 +129,10 @@ public abstract class RingPropertiesContract {
     record Sent(int type, byte[] payload) {
     }
 
-    @Property(tries = 60)
+    @Property(tries = 40)
     void aMessageRingDeliversExactlyTheAcceptedRecordsInOrderAndEndsZero(@ForAll("messageSteps") List<Step> steps)
         throws IOException {
-        Path dir = ShmTempDirs.newDirectory();
+        Path dir = Files.createTempDirectory(triesDir, "try-");
         try (MessagingCluster cluster = new MessagingCluster(new MessagingLayout(2, 1, CAPACITY, CAPACITY), dir, fabrics())) {
             FabricPort senderPort = cluster.port(0);
             FabricPort receiverPort = cluster.port(1);
@@ -161,10 +181,10 @@ public abstract class RingPropertiesContract {
         }
     }
 
-    @Property(tries = 60)
+    @Property(tries = 40)
     void aLogRingDeliversEachRecordOnceAndFreesExactlyTheTruncatedPrefix(@ForAll("logSteps") List<Step> steps)
         throws IOException {
-        Path dir = ShmTempDirs.newDirectory();
+        Path dir = Files.createTempDirectory(triesDir, "try-");
         try (MessagingCluster cluster = new MessagingCluster(new MessagingLayout(2, 1, CAPACITY, CAPACITY), dir, fabrics())) {
             FabricPort senderPort = cluster.port(0);
             FabricPort receiverPort = cluster.port(1);
