@@ -13,11 +13,13 @@ import java.util.function.IntFunction;
  * writes its head into the sender's copy of the head with one 8-byte one-sided write, lazily,
  * only after it has freed at least half the ring since the previous update.
  *
- * <p>At most one update is in flight: the word it writes from must stay unchanged until the
- * write has landed, so a new update waits for the previous one's completion (delivered by the
- * port's poll). {@link #freed(long)} is called on every poll of the ring, so a deferred update
- * goes out on the first poll after the completion. A failed update is not retried: the sender
- * is unreachable, and recovery resets the rings of a new configuration.
+ * <p>At most one update is in flight: the word it writes from is read when the port performs the
+ * write (on the emulated fabrics, in the receiver's port's poll) and must stay unchanged until
+ * then, so a new update waits for the previous one's completion (delivered by that poll). The
+ * sender sees freed space only once the update has been performed. {@link #freed(long)} is
+ * called on every poll of the ring, so a deferred update goes out on the first poll after the
+ * completion. A failed update is not retried: the sender is unreachable, and recovery resets
+ * the rings of a new configuration.
  *
  * <p>Memory order: the receiver zeroes freed records with plain stores before calling
  * {@link #freed(long)}; the fabric makes the head word visible with release semantics after

@@ -26,9 +26,13 @@ import java.util.function.IntFunction;
  *
  * <p>A full ring is back-pressure: {@code trySend*} returns false; {@code send*} keeps a copy in
  * a per-destination FIFO backlog, flushed in order on every poll and before any newer record
- * to that destination. Space returns to a sender when its receiver has freed half a ring, and
- * the receiver's head updates complete through the port: the worker must keep polling its
- * port as well as this messenger.
+ * to that destination. Space returns to a sender when its receiver has freed half a ring.
+ *
+ * <p>Every write is posted to the port: a message or log record lands at its receiver when the
+ * sender's port performs its write (on the emulated fabrics, in the sender's port's poll, just
+ * before the write's completion runs), and a head update reaches the sender when the
+ * receiver's port performs it. The worker must therefore keep polling its port as well as this
+ * messenger, and a message is only known to have arrived once its completion ran.
  *
  * <p>Every message and log record counts once as a message on the port's counters (its writes
  * are counted by the fabric). Confined to the worker thread that owns the port.

@@ -86,12 +86,13 @@ public final class RecordDescriptor {
     /**
      * Largest payload of a ring of {@code capacity} bytes: the one whose record spans
      * {@code capacity / 4} bytes. Why a quarter: the receiver returns space to the sender only
-     * after freeing half the ring since its last update, so once the receiver has caught up the
-     * sender's copy of the head lags by less than half the ring, and the sender sees just over
-     * half the ring free. A record that does not fit before the ring's end first costs a padding
-     * of less than one record. A record of at most a quarter of the ring plus its padding needs
-     * less than half the ring, so it always fits then: a sender always progresses once its
-     * receiver has caught up.
+     * after freeing half the ring since its last update, so once the receiver has caught up and
+     * its last update has landed (its port performed the write) the sender's copy of the head
+     * lags by less than half the ring, and the sender sees just over half the ring free. A
+     * record that does not fit before the ring's end first costs a padding of less than one
+     * record. A record of at most a quarter of the ring plus its padding needs less than half
+     * the ring, so it always fits then: a sender always progresses once its receiver has caught
+     * up and the worker loops keep polling their ports.
      */
     public static int maxPayloadLength(int capacity) {
         return capacity / 4 - HEADER_LENGTH - TRAILER_LENGTH;

@@ -24,10 +24,14 @@ import static io.farm.core.msg.RecordDescriptor.WORD_LAYOUT;
  * receiver's real head, so the sender never overwrites a record the receiver has not freed.
  *
  * <p>Each record is composed in {@code staging}, a local mirror of the ring (same capacity, same
- * offsets), and sent with one write from there. A write's source must stay unchanged until the
- * write has landed; a mirror slot is only rewritten after the receiver has consumed the record
- * it held, which it can only do after the record landed, so this holds on every fabric, also
- * those whose NIC reads the source after {@code write} returns.
+ * offsets), and sent with one write from there. A write is posted: the record lands when the
+ * port performs the write (on the emulated fabrics, in a later {@link FabricPort#poll} of the
+ * sender's port, which then runs the record's completion), and its source is read then, not
+ * when {@code offer} returns. So a write's source must stay unchanged until the write has
+ * landed; a mirror slot is only rewritten after the receiver has consumed the record it held,
+ * which it can only do after the record landed, and the sender learns of that only through a
+ * head update; so this holds on every fabric. The caller's {@code src} is copied at once and
+ * may be reused when {@code offer} returns.
  *
  * <p>Confined to the thread that owns {@code port}.
  */
@@ -81,9 +85,9 @@ public final class RingWriter {
     }
 
     /**
-     * Appends one record carrying {@code length} bytes of {@code src} at {@code offset}, written
-     * with one one-sided write (plus an 8-byte padding write first when the record does not fit
-     * before the ring's end).
+     * Appends one record carrying {@code length} bytes of {@code src} at {@code offset}, posting
+     * one one-sided write (plus an 8-byte padding write first when the record does not fit
+     * before the ring's end); the receiver sees the record once the port has performed them.
      *
      * @param type       the handler id, 0 .. {@value RecordDescriptor#MAX_TYPE}
      * @param completion called from the port's poll when the record's write completed or failed

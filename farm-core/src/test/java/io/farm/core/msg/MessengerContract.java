@@ -4,6 +4,7 @@ import io.farm.core.fabric.Capability;
 import io.farm.core.fabric.FabricException;
 import io.farm.core.fabric.FabricPort;
 import io.farm.core.fabric.PeerUnreachableException;
+import io.farm.core.testing.ShmTempDirs;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -12,6 +13,7 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Queue;
 import java.util.Random;
@@ -33,7 +35,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 public abstract class MessengerContract {
     private static final int CAPACITY = 4096;
 
-    @TempDir
+    @TempDir(factory = ShmTempDirs.class)
     Path dir;
 
     /** The fabric under test. */
@@ -65,6 +67,7 @@ public abstract class MessengerContract {
             MemorySegment ping = payload(4, 1);
             MemorySegment pong = payload(5, 2);
             assertTrue(messengers[0][1].trySend(1, 10, ping, 0, 4));
+            pump(ports[0][1]);
             List<Delivery> requests = new ArrayList<>();
             assertEquals(0, messengers[1][0].poll(collectInto(requests), 10), "worker 0 of node 1 polls other rings");
             Messenger server = messengers[1][1];
@@ -77,6 +80,7 @@ public abstract class MessengerContract {
             assertEquals(10, requests.getFirst().type());
             assertArrayEquals(bytes(ping), requests.getFirst().payload());
 
+            pump(ports[1][1]);
             List<Delivery> replies = new ArrayList<>();
             assertEquals(0, messengers[0][0].poll(collectInto(replies), 10));
             assertEquals(1, messengers[0][1].poll(collectInto(replies), 10));
@@ -90,6 +94,36 @@ public abstract class MessengerContract {
                 for (Messenger messenger : row) {
                     messenger.close();
                 }
+            }
+        }
+    }
+
+    @Test
+    void messagesAndLogRecordsLandAndCompleteOnlyWhenTheSendersPortIsPolled() {
+        try (MessagingCluster cluster = cluster(2, 1)) {
+            FabricPort senderPort = cluster.port(0);
+            FabricPort receiverPort = cluster.port(1);
+            try (Messenger sender = cluster.messenger(0, 0, senderPort);
+                 Messenger receiver = cluster.messenger(1, 0, receiverPort)) {
+                List<FabricException> outcomes = new ArrayList<>();
+                sender.send(1, 4, payload(40, 7), 0, 40, outcomes::add);
+                assertTrue(sender.trySendLog(1, 5, payload(24, 8), 0, 24, outcomes::add));
+                List<Delivery> messages = new ArrayList<>();
+                List<byte[]> logRecords = new ArrayList<>();
+                LogHandler logged = (node, thread, type, position, payload, offset, length) ->
+                    logRecords.add(bytes(payload.asSlice(offset, length)));
+                assertEquals(0, receiver.poll(collectInto(messages), 10), "a message arrived before the sender's port was polled");
+                assertEquals(0, receiver.pollLog(logged, 10), "a log record arrived before the sender's port was polled");
+                assertEquals(0, receiverPort.poll(Integer.MAX_VALUE));
+                assertTrue(outcomes.isEmpty(), "a write completed before the sender's port was polled");
+
+                assertEquals(2, senderPort.poll(Integer.MAX_VALUE));
+                assertEquals(Arrays.asList(null, null), outcomes, "both writes completed, in order, without failure");
+                assertEquals(1, receiver.poll(collectInto(messages), 10));
+                assertEquals(4, messages.getFirst().type());
+                assertArrayEquals(bytes(payload(40, 7)), messages.getFirst().payload());
+                assertEquals(1, receiver.pollLog(logged, 10));
+                assertArrayEquals(bytes(payload(24, 8)), logRecords.getFirst());
             }
         }
     }
@@ -111,6 +145,7 @@ public abstract class MessengerContract {
             }
             assertTrue(sender.backlog(1, RingKind.MESSAGE) > 200, "the ring filled up: the rest waits in the backlog");
             assertFalse(sender.trySend(1, 2, payload(0, 0), 0, 0), "a message may not overtake the backlog");
+            pump(senderPort);
 
             List<Delivery> received = new ArrayList<>();
             int idle = 0;
@@ -119,7 +154,7 @@ public abstract class MessengerContract {
                 // A receiver that caught up has returned enough space for the backlog to move.
                 idle = got == 0 ? idle + 1 : 0;
                 assertTrue(idle < 2, "the backlog stalled with " + sender.backlog(1, RingKind.MESSAGE) + " messages");
-                pump(senderPort, receiverPort);
+                pump(receiverPort);
                 sender.poll((node, thread, type, payload, offset, length) -> {
                 }, 0);
                 if (random.nextInt(4) == 0) {
@@ -128,6 +163,7 @@ public abstract class MessengerContract {
                         expected.add(bytes(src));
                     }
                 }
+                pump(senderPort);
             }
             assertEquals(0, sender.backlog(1, RingKind.MESSAGE));
             assertEquals(expected.size(), received.size());
@@ -230,6 +266,7 @@ public abstract class MessengerContract {
             while (sender.trySendLog(1, 3, payload(100, sent), 0, 100)) {
                 sent++;
             }
+            pump(senderPort);
             LogHandler handler = (node, thread, type, position, payload, offset, length) -> {
                 assertEquals(0, node);
                 assertEquals(1, thread);
@@ -250,6 +287,7 @@ public abstract class MessengerContract {
             pump(senderPort, receiverPort);
             sender.flushBacklogs();
             assertEquals(0, sender.backlog(1, RingKind.LOG));
+            pump(senderPort);
             assertEquals(1, receiver.pollLog(handler, Integer.MAX_VALUE));
             assertEquals(sent + 1, positions.size());
             assertEquals(sent + 1, senderPort.counters().snapshot().messageOps());
@@ -308,7 +346,9 @@ public abstract class MessengerContract {
                                     }
                                     progress |= messenger.poll(check, 64) > 0;
                                     progress |= port.poll(64) > 0;
-                                    boolean sendsDone = sent == perSender && messenger.backlog(0, RingKind.MESSAGE) == 0;
+                                    // A write is only known to have landed once the port performed and completed it.
+                                    boolean sendsDone = sent == perSender && messenger.backlog(0, RingKind.MESSAGE) == 0
+                                        && port.outstanding() == 0;
                                     boolean receivesDone = self != 0 || count[0] == (long) nodes * perSender;
                                     if (sendsDone && receivesDone) {
                                         break;

@@ -1,7 +1,9 @@
 package io.farm.core.msg;
 
 import io.farm.core.fabric.Completion;
+import io.farm.core.fabric.FabricException;
 import io.farm.core.fabric.FabricPort;
+import io.farm.core.testing.ShmTempDirs;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -31,7 +33,7 @@ public abstract class RingContract {
     private static final int PAYLOAD = 100;
     private static final int SPAN = 120;
 
-    @TempDir
+    @TempDir(factory = ShmTempDirs.class)
     Path dir;
     MessagingCluster cluster;
     FabricPort senderPort;
@@ -73,14 +75,19 @@ public abstract class RingContract {
         return segment.toArray(ValueLayout.JAVA_BYTE);
     }
 
-    /** Delivers the completions of both ports. */
+    /** Performs what both ports posted: records land at the receiver, head updates at the sender. */
     void pump() {
         pump(senderPort, receiverPort);
     }
 
+    /** Performs the sender's posted writes: afterwards every record offered has landed in the ring. */
+    void land() {
+        pump(senderPort);
+    }
+
     /**
-     * Polls the ports until every operation they issued has completed; a completed write has
-     * landed at its target, so afterwards every record sent is visible to its receiver.
+     * Polls the ports until every operation they posted was performed and completed: a write is
+     * only known to have landed at its target once its completion ran, as with a real NIC.
      */
     static void pump(FabricPort... ports) {
         boolean outstanding;
@@ -120,6 +127,7 @@ public abstract class RingContract {
             int type = size % 1000;
             // The receiver has caught up: the sender must have room for any record (the quarter-ring rule).
             assertTrue(writer.offer(type, src, 0, size, IGNORE), "no room for " + size + " bytes after the receiver caught up");
+            land();
             List<Message> received = new ArrayList<>();
             assertEquals(1, receiver.poll(collectInto(received), 10));
             assertEquals(type, received.getFirst().type());
@@ -165,8 +173,10 @@ public abstract class RingContract {
         for (int i = 0; i < fit; i++) {
             assertTrue(writer.offer(i, payload(PAYLOAD, i), 0, PAYLOAD, IGNORE), "record " + i + " fits");
         }
+        land();
         long writesWhenFull = senderWrites();
         assertFalse(writer.offer(fit, payload(PAYLOAD, fit), 0, PAYLOAD, IGNORE), "the ring is full");
+        assertEquals(0, senderPort.outstanding(), "a refused offer posts nothing");
         List<Message> received = new ArrayList<>();
         int half = (CAPACITY / 2 + SPAN - 1) / SPAN;
         for (int i = 0; i < half - 1; i++) {
@@ -179,6 +189,7 @@ public abstract class RingContract {
         assertEquals(1, receiver.poll(collectInto(received), 1));
         pump();
         assertTrue(writer.offer(fit, payload(PAYLOAD, fit), 0, PAYLOAD, IGNORE), "half the ring was freed");
+        land();
         receiver.poll(collectInto(received), Integer.MAX_VALUE);
         assertEquals(fit + 1, received.size());
         for (int i = 0; i <= fit; i++) {
@@ -199,16 +210,91 @@ public abstract class RingContract {
             while (sent < 200 && writer.offer(sent, payload(PAYLOAD, sent), 0, PAYLOAD, IGNORE)) {
                 sent++;
             }
+            land();
             assertEquals(1, receiver.poll(collectInto(received), 1));
+            assertEquals(returned, headCopy(RingKind.MESSAGE), "an update lands only when the receiver's port is polled");
             if (receiver.head() - returned >= CAPACITY / 2) {
                 returned = receiver.head();
                 updates++;
             }
+            pump(receiverPort);
             assertEquals(updates, receiverWrites(), "updates after freeing " + receiver.head() + " bytes");
             assertEquals(returned, headCopy(RingKind.MESSAGE), "the sender's copy of the head");
-            pump();
         }
         assertTrue(updates >= 200 * SPAN / CAPACITY, "the ring wrapped several times");
+    }
+
+    @Test
+    void aRecordIsInvisibleToTheReceiverUntilTheSendersPortPerformsItsWrite() {
+        RingWriter writer = cluster.writer(RingKind.MESSAGE, 0, 0, 1, senderPort);
+        MessageRingReceiver receiver = cluster.messageReceiver(0, 0, 1, receiverPort);
+        MemorySegment ring = cluster.ring(RingKind.MESSAGE, 0, 0, 1);
+        List<FabricException> outcomes = new ArrayList<>();
+        assertTrue(writer.offer(9, payload(PAYLOAD, 5), 0, PAYLOAD, outcomes::add));
+        assertEquals(1, senderPort.outstanding(), "the record's write is posted");
+        List<Message> received = new ArrayList<>();
+        assertEquals(0, receiver.poll(collectInto(received), 10), "delivered before the sender's port was polled");
+        assertTrue(allZero(ring), "bytes of the record reached the ring before the sender's port was polled");
+        assertEquals(0, receiverPort.poll(Integer.MAX_VALUE), "the receiver's port has nothing to do with it");
+        assertEquals(0, receiver.poll(collectInto(received), 10));
+        assertTrue(outcomes.isEmpty(), "the write completed before the sender's port was polled");
+
+        assertEquals(1, senderPort.poll(Integer.MAX_VALUE));
+        assertEquals(1, outcomes.size(), "the write completed in the poll that performed it");
+        assertEquals(null, outcomes.getFirst());
+        assertEquals(1, receiver.poll(collectInto(received), 10));
+        assertEquals(9, received.getFirst().type());
+        assertArrayEquals(bytes(payload(PAYLOAD, 5)), received.getFirst().payload());
+    }
+
+    @Test
+    void aRecordThatWrapsLandsAfterItsPaddingInTheOrderPosted() {
+        RingWriter writer = cluster.writer(RingKind.MESSAGE, 0, 0, 1, senderPort);
+        MessageRingReceiver receiver = cluster.messageReceiver(0, 0, 1, receiverPort);
+        MemorySegment ring = cluster.ring(RingKind.MESSAGE, 0, 0, 1);
+        List<Message> received = new ArrayList<>();
+        int fit = CAPACITY / SPAN;
+        for (int i = 0; i < fit; i++) {
+            assertTrue(writer.offer(i, payload(PAYLOAD, i), 0, PAYLOAD, IGNORE));
+            land();
+            assertEquals(1, receiver.poll(collectInto(received), 1));
+            pump();
+        }
+        assertTrue(CAPACITY - writer.tail() < SPAN, "the next record does not fit before the ring's end");
+        assertTrue(writer.offer(fit, payload(PAYLOAD, fit), 0, PAYLOAD, IGNORE));
+        assertEquals(2, senderPort.outstanding(), "a padding write, then the record's write");
+
+        assertEquals(1, senderPort.poll(1));
+        assertEquals(0, receiver.poll(collectInto(received), 10), "only the padding has landed");
+        assertEquals(CAPACITY, receiver.head(), "the receiver passed the padding to the ring's start");
+        assertTrue(allZero(ring), "the padding is freed and the record is not in the ring yet");
+
+        assertEquals(1, senderPort.poll(1));
+        assertEquals(1, receiver.poll(collectInto(received), 10));
+        assertEquals(fit, received.getLast().type());
+        assertArrayEquals(bytes(payload(PAYLOAD, fit)), received.getLast().payload());
+        assertEquals(writer.tail(), receiver.head());
+    }
+
+    @Test
+    void freedSpaceReturnsToTheSenderOnlyWhenTheReceiversPortPerformsTheHeadUpdate() {
+        RingWriter writer = cluster.writer(RingKind.MESSAGE, 0, 0, 1, senderPort);
+        MessageRingReceiver receiver = cluster.messageReceiver(0, 0, 1, receiverPort);
+        int fit = CAPACITY / SPAN;
+        for (int i = 0; i < fit; i++) {
+            assertTrue(writer.offer(i, payload(PAYLOAD, i), 0, PAYLOAD, IGNORE));
+        }
+        land();
+        int half = (CAPACITY / 2 + SPAN - 1) / SPAN;
+        assertEquals(half, receiver.poll(collectInto(new ArrayList<>()), half));
+        assertEquals(1, receiverPort.outstanding(), "the head update is posted");
+        assertEquals(0, headCopy(RingKind.MESSAGE), "the head update landed before the receiver's port was polled");
+        assertEquals(0, senderPort.poll(Integer.MAX_VALUE), "the sender's port has nothing to do with it");
+        assertFalse(writer.offer(fit, payload(PAYLOAD, fit), 0, PAYLOAD, IGNORE), "room before the head update landed");
+
+        assertEquals(1, receiverPort.poll(Integer.MAX_VALUE));
+        assertEquals(receiver.head(), headCopy(RingKind.MESSAGE));
+        assertTrue(writer.offer(fit, payload(PAYLOAD, fit), 0, PAYLOAD, IGNORE), "no room after the head update landed");
     }
 
     @Test
@@ -247,6 +333,7 @@ public abstract class RingContract {
         MessageRingReceiver receiver = cluster.messageReceiver(0, 0, 1, receiverPort);
         assertTrue(writer.offer(1, payload(PAYLOAD, 0), 0, PAYLOAD, IGNORE));
         assertTrue(writer.offer(2, payload(PAYLOAD, 1), 0, PAYLOAD, IGNORE));
+        land();
         IllegalStateException e = assertThrows(IllegalStateException.class,
             () -> receiver.poll((node, thread, type, payload, offset, length) -> receiver.poll(collectInto(new ArrayList<>()), 1), 1));
         assertTrue(e.getMessage().contains("polled from its own handler"), e.getMessage());
@@ -274,6 +361,7 @@ public abstract class RingContract {
         for (int i = 0; i < fit; i++) {
             assertTrue(writer.offer(i, payload(PAYLOAD, i), 0, PAYLOAD, IGNORE));
         }
+        land();
         List<LogRecord> delivered = new ArrayList<>();
         assertEquals(fit, receiver.poll(logInto(delivered), Integer.MAX_VALUE));
         assertEquals(0, receiver.poll(logInto(delivered), Integer.MAX_VALUE), "each record is delivered once");
@@ -298,6 +386,7 @@ public abstract class RingContract {
         receiver.truncate(delivered.get(half - 1).position());
         pump();
         assertTrue(writer.offer(fit, payload(PAYLOAD, fit), 0, PAYLOAD, IGNORE), "truncating half the ring returns space");
+        land();
         assertEquals(1, receiver.poll(logInto(delivered), Integer.MAX_VALUE));
         for (int i = half; i <= fit; i++) {
             receiver.truncate(delivered.get(i).position());
@@ -312,6 +401,7 @@ public abstract class RingContract {
         for (int i = 0; i < 4; i++) {
             assertTrue(writer.offer(i, payload(PAYLOAD, i), 0, PAYLOAD, IGNORE));
         }
+        land();
         List<LogRecord> delivered = new ArrayList<>();
         assertEquals(4, receiver.poll(logInto(delivered), Integer.MAX_VALUE));
         long p0 = delivered.get(0).position();
@@ -341,6 +431,7 @@ public abstract class RingContract {
         for (int i = 0; i < 3; i++) {
             assertTrue(writer.offer(i, payload(PAYLOAD, i), 0, PAYLOAD, IGNORE));
         }
+        land();
         List<LogRecord> delivered = new ArrayList<>();
         assertEquals(2, receiver.poll(logInto(delivered), 2));
         long p0 = delivered.get(0).position();

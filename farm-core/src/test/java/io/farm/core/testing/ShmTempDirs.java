@@ -18,6 +18,14 @@ public final class ShmTempDirs implements TempDirFactory {
 
     @Override
     public Path createTempDirectory(AnnotatedElementContext elementContext, ExtensionContext extensionContext) throws IOException {
+        return newDirectory();
+    }
+
+    /**
+     * A new directory where {@code @TempDir(factory = ShmTempDirs.class)} would make one, for code
+     * outside JUnit's reach (jqwik properties, node mains); the caller deletes it.
+     */
+    public static Path newDirectory() throws IOException {
         if (Files.isDirectory(DEV_SHM) && Files.isWritable(DEV_SHM)) {
             return Files.createTempDirectory(DEV_SHM, "farm-test-");
         }
