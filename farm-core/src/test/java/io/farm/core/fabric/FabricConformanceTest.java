@@ -22,6 +22,9 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 
+import static io.farm.core.fabric.FabricAssertions.expectSuccess;
+import static io.farm.core.fabric.FabricAssertions.failedInCompletion;
+import static io.farm.core.fabric.FabricAssertions.refused;
 import static io.farm.core.fabric.FabricFixture.ISSUER_NODE;
 import static io.farm.core.fabric.FabricFixture.REGION;
 import static io.farm.core.fabric.FabricFixture.REGION_SIZE;
@@ -44,7 +47,6 @@ import static org.junit.jupiter.api.Assertions.fail;
 public abstract class FabricConformanceTest {
     private static final VarHandle LONG = ValueLayout.JAVA_LONG.varHandle();
     private static final int MAX_OPERATION = 64 * 1024;
-    private static final long AWAIT_NANOS = 10_000_000_000L;
 
     @TempDir(factory = ShmTempDirs.class)
     Path clusterDir;
@@ -463,51 +465,6 @@ public abstract class FabricConformanceTest {
     private static void record(List<String> events, List<Thread> threads, String what, FabricException failure) {
         events.add(what + " " + (failure == null ? "ok" : failure.getClass().getSimpleName()));
         threads.add(Thread.currentThread());
-    }
-
-    /** An operation issued with a completion. */
-    @FunctionalInterface
-    protected interface Operation {
-        void issue(Completion completion);
-    }
-
-    /** Issues the operation, polls until it completes and asserts it succeeded. */
-    protected static void expectSuccess(FabricPort port, Operation operation) {
-        FabricException failure = complete(port, operation);
-        if (failure != null) {
-            throw new AssertionError("the operation failed", failure);
-        }
-    }
-
-    /** Issues the operation, polls until it completes and returns its PeerUnreachableException. */
-    protected static PeerUnreachableException failedInCompletion(FabricPort port, Operation operation) {
-        FabricException failure = complete(port, operation);
-        return assertInstanceOf(PeerUnreachableException.class, failure, "the operation should fail with PeerUnreachableException");
-    }
-
-    /** Asserts the operation throws {@code type} when issued and queues no completion. */
-    protected static <T extends FabricException> T refused(Class<T> type, FabricPort port, Operation operation) {
-        int outstanding = port.outstanding();
-        T thrown = assertThrows(type, () -> operation.issue(failure -> fail("a refused operation completed")));
-        assertFalse(thrown.getMessage() == null || thrown.getMessage().isBlank(), "no message");
-        assertEquals(outstanding, port.outstanding(), "a refused operation queued a completion");
-        return thrown;
-    }
-
-    private static FabricException complete(FabricPort port, Operation operation) {
-        AtomicReference<FabricException> outcome = new AtomicReference<>();
-        AtomicBoolean done = new AtomicBoolean();
-        operation.issue(failure -> {
-            assertFalse(done.getAndSet(true), "completed twice");
-            outcome.set(failure);
-        });
-        long deadline = System.nanoTime() + AWAIT_NANOS;
-        while (!done.get()) {
-            if (port.poll(16) == 0 && System.nanoTime() - deadline > 0) {
-                fail("the operation did not complete");
-            }
-        }
-        return outcome.get();
     }
 
     /** Fills the target's whole region with random bytes and returns a copy. */

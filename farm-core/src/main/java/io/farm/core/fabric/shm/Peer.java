@@ -84,11 +84,6 @@ final class Peer {
         }
     }
 
-    /** The node's id. */
-    int node() {
-        return node;
-    }
-
     /**
      * Probes the node now and publishes the outcome to operations. Returns the current view, or
      * null if the node has no valid capability table.
@@ -117,7 +112,7 @@ final class Peer {
             if (current != null) {
                 current.liveness = Liveness.UNKNOWN;
             }
-            unreachableReason = "node " + node + " cannot be probed: " + e.getMessage();
+            unreachableReason = describe(Liveness.UNKNOWN, 0) + ": " + e.getMessage();
             return current;
         }
     }

@@ -31,7 +31,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
  *  clusterDir/
  *    node-&lt;id&gt;/
  *      region-&lt;8 hex digits&gt;.mem   the node's regions ({@link RegionStore})
- *      capabilities.tbl          its capability table ({@link CapabilityTableLayout})
+ *      capabilities.tbl          its capability table (layout: {@code CapabilityTableLayout})
  *      alive.lock                locked by its fabric for as long as it is open
  * </pre>
  *
@@ -49,8 +49,8 @@ import java.util.concurrent.CopyOnWriteArrayList;
  *       checks an rkey, that the key is still published: one acquire load from the table.</li>
  *   <li><b>Liveness is the connection.</b> The node's fabric holds an exclusive lock on its
  *       {@code alive.lock} for its lifetime; the OS releases it when the process dies, however it
- *       dies. A daemon monitor of every fabric probes the peers it knows every
- *       {@link PeerMonitor#PERIOD_NANOS} ns (parking in between) and publishes a reachable flag;
+ *       dies. A daemon monitor of every fabric probes the peers it knows every 10 ms (parking in
+ *       between, never spinning) and publishes a reachable flag;
  *       an operation to a peer that is not reachable fails through its completion with
  *       {@link PeerUnreachableException} and accesses nothing, as a broken connection would. An
  *       operation issued before the monitor noticed a death (a few milliseconds) still lands in
@@ -173,7 +173,7 @@ public final class ShmFabric implements Fabric {
      *
      * @throws IllegalArgumentException if the region's file is elsewhere or has another size
      * @throws IllegalStateException    if the region is registered already, the table is full
-     *                                  ({@value CapabilityTableLayout#CAPACITY} regions) or the fabric is closed
+     *                                  (1024 regions) or the fabric is closed
      */
     @Override
     public Capability register(Region region) {
