@@ -4,6 +4,7 @@ import io.farm.core.addr.RegionId;
 import io.farm.core.fabric.Capability;
 import io.farm.core.fabric.EmulatedPort;
 import io.farm.core.fabric.Fabric;
+import io.farm.core.fabric.FabricAccounting;
 import io.farm.core.fabric.FabricCounters;
 import io.farm.core.fabric.FabricPort;
 import io.farm.core.fabric.FabricStats;
@@ -13,9 +14,7 @@ import io.farm.core.region.Region;
 import org.agrona.collections.Long2ObjectHashMap;
 
 import java.lang.foreign.MemorySegment;
-import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -30,7 +29,7 @@ public final class LocalFabric implements Fabric {
     private final int nodeId;
     private final ConcurrentHashMap<Integer, Registration> registrations = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<Long, Registration> byKey = new ConcurrentHashMap<>();
-    private final List<FabricCounters> counters = new CopyOnWriteArrayList<>();
+    private final FabricAccounting accounting = new FabricAccounting();
     private volatile boolean closed;
 
     LocalFabric(LocalNetwork network, int nodeId) {
@@ -102,18 +101,12 @@ public final class LocalFabric implements Fabric {
     @Override
     public FabricPort openPort() {
         requireOpen();
-        FabricCounters portCounters = new FabricCounters();
-        counters.add(portCounters);
-        return new Port(portCounters);
+        return new Port(accounting.newPort());
     }
 
     @Override
     public FabricStats stats() {
-        FabricStats sum = FabricStats.ZERO;
-        for (FabricCounters c : counters) {
-            sum = sum.plus(c.snapshot());
-        }
-        return sum;
+        return accounting.total();
     }
 
     @Override

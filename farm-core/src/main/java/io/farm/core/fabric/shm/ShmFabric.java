@@ -3,7 +3,7 @@ package io.farm.core.fabric.shm;
 import io.farm.core.addr.RegionId;
 import io.farm.core.fabric.Capability;
 import io.farm.core.fabric.Fabric;
-import io.farm.core.fabric.FabricCounters;
+import io.farm.core.fabric.FabricAccounting;
 import io.farm.core.fabric.FabricPort;
 import io.farm.core.fabric.FabricStats;
 import io.farm.core.fabric.PeerUnreachableException;
@@ -18,10 +18,8 @@ import java.lang.foreign.Arena;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.SecureRandom;
-import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
  * The fabric of a node that runs as one OS process among others on one host (DESIGN §4). All
@@ -76,7 +74,7 @@ public final class ShmFabric implements Fabric {
     private final CapabilityTable table;
     private final Int2IntHashMap slotsByRegion = new Int2IntHashMap(-1);
     private final ConcurrentHashMap<Integer, Peer> peers = new ConcurrentHashMap<>();
-    private final List<FabricCounters> counters = new CopyOnWriteArrayList<>();
+    private final FabricAccounting accounting = new FabricAccounting();
     private final PeerMonitor monitor;
     private long registrations;
     private volatile boolean closed;
@@ -256,18 +254,12 @@ public final class ShmFabric implements Fabric {
     @Override
     public FabricPort openPort() {
         requireOpen();
-        FabricCounters portCounters = new FabricCounters();
-        counters.add(portCounters);
-        return new ShmPort(this, portCounters);
+        return new ShmPort(this, accounting.newPort());
     }
 
     @Override
     public FabricStats stats() {
-        FabricStats sum = FabricStats.ZERO;
-        for (FabricCounters c : counters) {
-            sum = sum.plus(c.snapshot());
-        }
-        return sum;
+        return accounting.total();
     }
 
     /**
