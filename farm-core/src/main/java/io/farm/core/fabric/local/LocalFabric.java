@@ -133,6 +133,8 @@ public final class LocalFabric implements Fabric {
     /** A worker's port; caches the target's registration per key, as a NIC caches translations. */
     private final class Port extends EmulatedPort {
         private final Long2ObjectHashMap<Registration> cache = new Long2ObjectHashMap<>();
+        private Capability lastCapability;
+        private Registration lastRegistration;
 
         Port(FabricCounters counters) {
             super(counters);
@@ -142,12 +144,17 @@ public final class LocalFabric implements Fabric {
         protected MemorySegment resolve(Capability target) {
             // Closing the fabric closes its ports (Fabric#close).
             requireOpen();
-            Registration registration = cache.get(target.key());
-            // Fast path: the registration this key resolved to before, still valid, its owner still up.
+            // Fast path: the registration this capability resolved to before (a worker mostly
+            // repeats its last one), still valid, its owner still up.
+            Registration registration = target == lastCapability ? lastRegistration : cache.get(target.key());
             if (registration != null && registration.valid && !registration.owner.closed
                 && (registration.capability == target || registration.capability.equals(target))) {
+                lastCapability = target;
+                lastRegistration = registration;
                 return registration.memory;
             }
+            lastCapability = null;
+            lastRegistration = null;
             cache.remove(target.key());
             LocalFabric peer = network.peer(target.node());
             registration = peer.byKey.get(target.key());

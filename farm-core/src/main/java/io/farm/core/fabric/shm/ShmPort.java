@@ -20,6 +20,8 @@ import java.lang.foreign.MemorySegment;
 final class ShmPort extends EmulatedPort {
     private final ShmFabric fabric;
     private final Long2ObjectHashMap<Target> targets = new Long2ObjectHashMap<>();
+    private Capability lastCapability;
+    private Target lastTarget;
 
     ShmPort(ShmFabric fabric, FabricCounters counters) {
         super(counters);
@@ -33,15 +35,21 @@ final class ShmPort extends EmulatedPort {
     @Override
     protected MemorySegment resolve(Capability capability) {
         fabric.requireOpen();
-        Target target = targets.get(capability.key());
-        if (target != null && target.view.isReachable() && target.capability.equals(capability)
+        // A worker mostly repeats its last capability: check it before hashing the key.
+        Target target = capability == lastCapability ? lastTarget : targets.get(capability.key());
+        if (target != null && target.view.isReachable()
+            && (target.capability == capability || target.capability.equals(capability))
             && target.view.table.keyAt(target.slot) == capability.key()) {
+            lastCapability = capability;
+            lastTarget = target;
             return target.memory;
         }
         return resolveSlowly(capability);
     }
 
     private MemorySegment resolveSlowly(Capability capability) {
+        lastCapability = null;
+        lastTarget = null;
         targets.remove(capability.key());
         Peer peer = fabric.peer(capability.node());
         Peer.View view = peer.refresh();
