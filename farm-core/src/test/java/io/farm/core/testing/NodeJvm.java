@@ -28,7 +28,7 @@ public final class NodeJvm implements AutoCloseable {
         List.of("--enable-native-access=ALL-UNNAMED", "--add-exports", "java.base/jdk.internal.misc=ALL-UNNAMED");
     /** Flags that keep a test node small and quick to start on a shared machine. */
     private static final List<String> SMALL_NODE_FLAGS =
-        List.of("-Xmx128m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1");
+        List.of("-Xmx128m", "-XX:+UseSerialGC");
     private static final int TAIL_LINES = 40;
     private static final long POLL_MILLIS = 10;
     private static final Set<Process> RUNNING = ConcurrentHashMap.newKeySet();

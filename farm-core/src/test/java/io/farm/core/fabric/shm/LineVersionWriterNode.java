@@ -9,15 +9,19 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.VarHandle;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
- * A node process that writes new versions of a multi-line object in its own region, following
- * the line-version protocol, while another process reads it through the shm fabric. It prints
- * {@code READY} once the object holds version 1 and the region is registered, writes versions
- * 2, 3, ... until the word at {@link #STOP_OFFSET} of the region turns non-zero (the reader
- * writes it through the fabric), then prints {@code WROTE <versions>}, closes its fabric and exits.
+ * A node process that writes new versions of line-version objects in its own region, following
+ * the protocol, while another process reads them through the shm fabric. It prints
+ * {@code READY} once every object holds version 1 and the region is registered, writes versions
+ * 2, 3, ... of the objects ({@link LineVersionObject#writeRound}) until the word at {@link #STOP_OFFSET} of the region turns non-zero
+ * (the reader writes it through the fabric), then prints {@code WROTE <versions>}, closes its
+ * fabric and exits.
  *
- * <p>Arguments: cluster directory, node id, region id, region size, object offset, lines.
+ * <p>Arguments: cluster directory, node id, region id, region size, then one
+ * {@code <offset>:<lines>} per object.
  */
 public final class LineVersionWriterNode {
     /** Offset of the stop word in the region. */
@@ -34,20 +38,25 @@ public final class LineVersionWriterNode {
         int node = Integer.parseInt(args[1]);
         int regionId = Integer.parseInt(args[2]);
         long size = Long.parseLong(args[3]);
-        long offset = Long.parseLong(args[4]);
-        int lines = Integer.parseInt(args[5]);
+        List<LineVersionObject> objects = new ArrayList<>();
+        for (int i = 4; i < args.length; i++) {
+            String[] object = args[i].split(":");
+            objects.add(new LineVersionObject(Long.parseLong(object[0]), Integer.parseInt(object[1])));
+        }
         try (ShmFabric fabric = ShmFabric.open(clusterDir, node); RegionStore store = new RegionStore(clusterDir, node, size)) {
             Region region = store.create(regionId);
             MemorySegment memory = region.memory();
-            LineVersionObject.write(memory, offset, lines, 1);
+            for (LineVersionObject object : objects) {
+                object.write(memory, 1);
+            }
             fabric.register(region);
             System.out.println("READY");
             System.out.flush();
             long version = 1;
             while ((long) LONG.getAcquire(memory, STOP_OFFSET) == 0) {
-                LineVersionObject.write(memory, offset, lines, ++version);
+                version = LineVersionObject.writeRound(memory, objects, version);
             }
-            System.out.println("WROTE " + version + " versions");
+            System.out.println("WROTE " + (version - 1) + " new versions");
         }
     }
 }
