@@ -43,11 +43,12 @@ public final class FabricBenchCommand implements Callable<Integer> {
     @Option(names = "--seconds", defaultValue = "4", description = "seconds per phase (default ${DEFAULT-VALUE})")
     double seconds;
 
-    @Option(names = "--depth", defaultValue = "16", description = "reads in flight (default ${DEFAULT-VALUE})")
+    @Option(names = "--depth", defaultValue = "64", description = {"reads in flight from the client worker (default ${DEFAULT-VALUE},",
+        "like the many outstanding reads of a NIC at peak throughput; --depth 1 measures unloaded latency)"})
     int depth;
 
-    @Option(names = "--region-size", defaultValue = "268435456",
-        description = "size of the region read, a power of two (default ${DEFAULT-VALUE})")
+    @Option(names = "--region-size", defaultValue = "2147483648",
+        description = "size of the region read, a power of two (default ${DEFAULT-VALUE}: farm's region size)")
     long regionSize;
 
     @Option(names = "--idle", defaultValue = "backoff", description = {"workers' idle strategy (default ${DEFAULT-VALUE},",

@@ -76,6 +76,7 @@ abstract class ReadPipeline {
     protected final void completed(int slot, Throwable failure) {
         inFlight--;
         if (failure != null) {
+            stopping = true;
             done.completeExceptionally(failure);
             return;
         }
@@ -85,12 +86,9 @@ abstract class ReadPipeline {
             latency.recordValue(now - issuedAt[slot]);
             stopping |= now >= deadline;
         }
-        if (done.isDone()) {
-            return;
-        }
         if (!stopping) {
             next(slot);
-        } else if (inFlight == 0) {
+        } else if (inFlight == 0 && !done.isDone()) {
             done.complete(new PhaseResult(operations, System.nanoTime() - start, latency));
         }
     }

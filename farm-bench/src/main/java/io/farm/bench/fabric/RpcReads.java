@@ -2,6 +2,7 @@ package io.farm.bench.fabric;
 
 import io.farm.core.msg.Messenger;
 
+import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 
@@ -12,7 +13,7 @@ import java.lang.foreign.ValueLayout;
 final class RpcReads extends ReadPipeline {
     private final Messenger messenger;
     private final int server;
-    private final MemorySegment request = MemorySegment.ofArray(new long[3]);
+    private final MemorySegment request = Arena.ofAuto().allocate(ReadProtocol.REQUEST_LENGTH, Long.BYTES);
 
     RpcReads(Messenger messenger, int server, long regionSize, int size, int depth, long durationNanos, long seed) {
         super(regionSize, size, depth, durationNanos, seed);

@@ -6,6 +6,7 @@ import io.farm.core.msg.Messenger;
 import io.farm.core.node.Worker;
 import org.agrona.collections.Long2ObjectHashMap;
 
+import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.concurrent.CompletableFuture;
@@ -22,7 +23,9 @@ public final class NodeWorker {
     private final FabricPort port;
     private final Messenger messenger;
     private final Long2ObjectHashMap<CompletableFuture<Long>> pings = new Long2ObjectHashMap<>();
-    private final MemorySegment pingBuffer = MemorySegment.ofArray(new long[2]);
+    // Native, like every segment on farm's hot paths: a heap segment type anywhere in the JVM makes
+    // the memory-segment accessors megamorphic and slows every fabric operation down.
+    private final MemorySegment pingBuffer = Arena.ofAuto().allocate(2 * Long.BYTES, Long.BYTES);
     private long lastPing;
 
     NodeWorker(Node node, Worker worker, FabricPort port, Messenger messenger) {

@@ -56,6 +56,12 @@ public final class DmaEmulation {
             wholeLines(src, srcOffset, dst, dstOffset, length);
             return;
         }
+        linesOfAnyAlignment(src, srcOffset, dst, dstOffset, length);
+    }
+
+    /** {@link #lineConsistentRead} of any range: partial lines at either end are copied with their line's check. */
+    private static void linesOfAnyAlignment(MemorySegment src, long srcOffset, MemorySegment dst, long dstOffset, int length) {
+        long base = src.address();
         long end = srcOffset + length;
         long pos = srcOffset;
         while (pos < end) {

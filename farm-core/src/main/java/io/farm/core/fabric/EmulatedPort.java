@@ -2,7 +2,6 @@ package io.farm.core.fabric;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
-import java.util.Objects;
 
 /**
  * A port of a fabric whose "NIC" is the issuing thread itself (local, shm). {@code read} and
@@ -66,24 +65,36 @@ public abstract class EmulatedPort implements FabricPort {
             return 0;
         }
         touchReadSources(count);
-        for (int n = 0; n < count; n++) {
-            int i = posted.index(0);
-            byte kind = posted.kinds[i];
-            int length = posted.lengths[i];
-            if (kind == PostedOperations.READ) {
-                DmaEmulation.lineConsistentRead(posted.remotes[i], posted.remoteOffsets[i], posted.locals[i],
-                    posted.localOffsets[i], length);
-                counters.recordRead(length);
-            } else if (kind == PostedOperations.WRITE) {
-                DmaEmulation.orderedWrite(posted.locals[i], posted.localOffsets[i], posted.remotes[i],
-                    posted.remoteOffsets[i], length);
-                counters.recordWrite(length);
+        long reads = 0;
+        long readBytes = 0;
+        long writes = 0;
+        long writeBytes = 0;
+        try {
+            for (int n = 0; n < count; n++) {
+                int i = posted.index(0);
+                byte kind = posted.kinds[i];
+                int length = posted.lengths[i];
+                if (kind == PostedOperations.READ) {
+                    DmaEmulation.lineConsistentRead(posted.remotes[i], posted.remoteOffsets[i], posted.locals[i],
+                        posted.localOffsets[i], length);
+                    reads++;
+                    readBytes += length;
+                } else if (kind == PostedOperations.WRITE) {
+                    DmaEmulation.orderedWrite(posted.locals[i], posted.localOffsets[i], posted.remotes[i],
+                        posted.remoteOffsets[i], length);
+                    writes++;
+                    writeBytes += length;
+                }
+                Completion completion = posted.completions[i];
+                FabricException failure = posted.failures[i];
+                posted.removeFirst();
+                // May post further operations: they are performed by a later poll.
+                completion.complete(failure);
             }
-            Completion completion = posted.completions[i];
-            FabricException failure = posted.failures[i];
-            posted.removeFirst();
-            // May post further operations: they are performed by a later poll.
-            completion.complete(failure);
+        } finally {
+            // Counted once per batch: readers of the stats see them a poll later at most.
+            counters.recordReads(reads, readBytes);
+            counters.recordWrites(writes, writeBytes);
         }
         return count;
     }
@@ -134,8 +145,9 @@ public abstract class EmulatedPort implements FabricPort {
         if (target == null) {
             throw new InvalidCapabilityException(op + " without a capability");
         }
-        Objects.requireNonNull(local, () -> op + " without a local buffer");
-        Objects.requireNonNull(completion, () -> op + " without a completion");
+        if (local == null || completion == null) {
+            throw new NullPointerException(op + " without a " + (local == null ? "local buffer" : "completion"));
+        }
         if (length < 0 || offset < 0 || offset > target.size() - length) {
             throw new OutOfRangeException(op + " of " + length + " bytes at offset " + offset + " is outside "
                 + target + " (accepted: 0 <= offset, offset + length <= " + target.size() + ")");

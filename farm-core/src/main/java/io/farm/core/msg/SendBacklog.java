@@ -2,6 +2,7 @@ package io.farm.core.msg;
 
 import io.farm.core.fabric.Completion;
 
+import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayDeque;
 
@@ -18,7 +19,8 @@ final class SendBacklog {
 
     /** Queues a copy of the record (already checked against the ring). */
     void add(int type, MemorySegment src, long offset, int length, Completion completion) {
-        MemorySegment copy = MemorySegment.ofArray(new byte[length]);
+        // Native, not a heap segment: see the note on segment types in NodeWorker.
+        MemorySegment copy = Arena.ofAuto().allocate(Math.max(length, 1), Long.BYTES).asSlice(0, length);
         MemorySegment.copy(src, offset, copy, 0, length);
         pending.addLast(new Pending(type, copy, completion));
     }
