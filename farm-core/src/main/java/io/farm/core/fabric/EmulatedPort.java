@@ -65,36 +65,25 @@ public abstract class EmulatedPort implements FabricPort {
             return 0;
         }
         touchReadSources(count);
-        long reads = 0;
-        long readBytes = 0;
-        long writes = 0;
-        long writeBytes = 0;
-        try {
-            for (int n = 0; n < count; n++) {
-                int i = posted.index(0);
-                byte kind = posted.kinds[i];
-                int length = posted.lengths[i];
-                if (kind == PostedOperations.READ) {
-                    DmaEmulation.lineConsistentRead(posted.remotes[i], posted.remoteOffsets[i], posted.locals[i],
-                        posted.localOffsets[i], length);
-                    reads++;
-                    readBytes += length;
-                } else if (kind == PostedOperations.WRITE) {
-                    DmaEmulation.orderedWrite(posted.locals[i], posted.localOffsets[i], posted.remotes[i],
-                        posted.remoteOffsets[i], length);
-                    writes++;
-                    writeBytes += length;
-                }
-                Completion completion = posted.completions[i];
-                FabricException failure = posted.failures[i];
-                posted.removeFirst();
-                // May post further operations: they are performed by a later poll.
-                completion.complete(failure);
+        for (int n = 0; n < count; n++) {
+            int i = posted.index(0);
+            byte kind = posted.kinds[i];
+            int length = posted.lengths[i];
+            if (kind == PostedOperations.READ) {
+                DmaEmulation.lineConsistentRead(posted.remotes[i], posted.remoteOffsets[i], posted.locals[i],
+                    posted.localOffsets[i], length);
+                counters.recordRead(length);
+            } else if (kind == PostedOperations.WRITE) {
+                DmaEmulation.orderedWrite(posted.locals[i], posted.localOffsets[i], posted.remotes[i],
+                    posted.remoteOffsets[i], length);
+                counters.recordWrite(length);
             }
-        } finally {
-            // Counted once per batch: readers of the stats see them a poll later at most.
-            counters.recordReads(reads, readBytes);
-            counters.recordWrites(writes, writeBytes);
+            Completion completion = posted.completions[i];
+            FabricException failure = posted.failures[i];
+            posted.removeFirst();
+            // Counted before it completes, so whoever learns of the completion sees the count.
+            // The completion may post further operations: a later poll performs them.
+            completion.complete(failure);
         }
         return count;
     }

@@ -40,20 +40,16 @@ public final class FabricCounters {
     private long messageOps;
     private long messageBytes;
 
-    /** Counts {@code ops} one-sided reads of {@code bytes} bytes in all. */
-    public void recordReads(long ops, long bytes) {
-        if (ops != 0) {
-            READ_OPS.setOpaque(this, readOps + ops);
-            READ_BYTES.setOpaque(this, readBytes + bytes);
-        }
+    /** Counts one one-sided read of {@code bytes} bytes. */
+    public void recordRead(long bytes) {
+        READ_OPS.setOpaque(this, readOps + 1);
+        READ_BYTES.setOpaque(this, readBytes + bytes);
     }
 
-    /** Counts {@code ops} one-sided writes of {@code bytes} bytes in all. */
-    public void recordWrites(long ops, long bytes) {
-        if (ops != 0) {
-            WRITE_OPS.setOpaque(this, writeOps + ops);
-            WRITE_BYTES.setOpaque(this, writeBytes + bytes);
-        }
+    /** Counts one one-sided write of {@code bytes} bytes. */
+    public void recordWrite(long bytes) {
+        WRITE_OPS.setOpaque(this, writeOps + 1);
+        WRITE_BYTES.setOpaque(this, writeBytes + bytes);
     }
 
     /** Counts one message of {@code bytes} payload bytes (its writes are counted separately). */
