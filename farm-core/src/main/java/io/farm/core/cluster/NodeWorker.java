@@ -23,8 +23,7 @@ public final class NodeWorker {
     private final FabricPort port;
     private final Messenger messenger;
     private final Long2ObjectHashMap<CompletableFuture<Long>> pings = new Long2ObjectHashMap<>();
-    // Native, like every segment on farm's hot paths: a heap segment type anywhere in the JVM makes
-    // the memory-segment accessors megamorphic and slows every fabric operation down.
+    // Native, like every segment of farm's production code (docs/decisions.md, Benchmarks).
     private final MemorySegment pingBuffer = Arena.ofAuto().allocate(2 * Long.BYTES, Long.BYTES);
     private long lastPing;
 

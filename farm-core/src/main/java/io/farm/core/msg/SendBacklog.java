@@ -19,7 +19,7 @@ final class SendBacklog {
 
     /** Queues a copy of the record (already checked against the ring). */
     void add(int type, MemorySegment src, long offset, int length, Completion completion) {
-        // Native, not a heap segment: see the note on segment types in NodeWorker.
+        // Native, like every segment of farm's production code (docs/decisions.md, Benchmarks).
         MemorySegment copy = Arena.ofAuto().allocate(Math.max(length, 1), Long.BYTES).asSlice(0, length);
         MemorySegment.copy(src, offset, copy, 0, length);
         pending.addLast(new Pending(type, copy, completion));
