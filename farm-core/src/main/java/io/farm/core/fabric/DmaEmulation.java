@@ -77,6 +77,8 @@ public final class DmaEmulation {
                 long after;
                 do {
                     before = (long) LONG.getAcquire(src, lineStart);
+                    // Explicit fence: the copy's loads stay after the version load (docs/decisions.md).
+                    VarHandle.acquireFence();
                     MemorySegment.copy(src, pos, dst, dstPos, chunk);
                     // The copy's loads complete before the first word is loaded again.
                     VarHandle.acquireFence();
@@ -95,6 +97,8 @@ public final class DmaEmulation {
             long after;
             do {
                 before = (long) LONG.getAcquire(src, line);
+                // Explicit fence: the copy's loads stay after the version load (docs/decisions.md).
+                VarHandle.acquireFence();
                 MemorySegment.copy(src, line, dst, dstOffset + done, LINE);
                 // The copy's loads complete before the first word is loaded again.
                 VarHandle.acquireFence();

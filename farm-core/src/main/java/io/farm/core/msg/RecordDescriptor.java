@@ -133,9 +133,15 @@ public final class RecordDescriptor {
         return (n + ALIGNMENT - 1) & -ALIGNMENT;
     }
 
-    /** Loads the word at {@code offset} of {@code memory} with acquire semantics. */
+    /**
+     * Loads the word at {@code offset} of {@code memory} with acquire semantics, followed by an
+     * explicit acquire fence, so later loads of the record (including bulk copies) stay after it
+     * (docs/decisions.md, "Acquire on memory segments").
+     */
     static long getAcquire(MemorySegment memory, long offset) {
-        return (long) WORD.getAcquire(memory, offset);
+        long value = (long) WORD.getAcquire(memory, offset);
+        VarHandle.acquireFence();
+        return value;
     }
 
     /** Stores the word at {@code offset} of {@code memory} with release semantics. */

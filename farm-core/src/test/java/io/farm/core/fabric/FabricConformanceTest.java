@@ -188,16 +188,13 @@ public abstract class FabricConformanceTest {
         });
         List<LineVersionObject.Tally> tallies;
         try (FabricPort port = fx.issuer.openPort()) {
-            tallies = LineVersionObject.readUntil(port, fx.targetCapability, objects, minimumLines, 1000);
+            tallies = LineVersionObject.readUntilConfirmed(port, fx.targetCapability, objects, minimumLines, 1000);
         } finally {
             stop.set(true);
             writer.join();
         }
         System.out.println(fx.issuer.kind() + " fabric, writer thread (" + versionsWritten.get() + " versions): " + tallies);
-        for (LineVersionObject.Tally tally : tallies) {
-            assertEquals(0, tally.tornLines(), tally::toString);
-            assertTrue(tally.linesChecked() >= minimumLines, tally::toString);
-        }
+        LineVersionObject.assertNoTornLine(tallies, minimumLines);
     }
 
     // ------------------------------------------------------------------ refusals

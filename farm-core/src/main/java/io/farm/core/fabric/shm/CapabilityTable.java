@@ -234,6 +234,8 @@ final class CapabilityTable {
         long entry = entryOffset(slot);
         while (true) {
             long before = (long) LONG.getAcquire(table, entry + ENTRY_STATE_OFFSET);
+            // Explicit fence: the field loads stay after the state load (docs/decisions.md).
+            VarHandle.acquireFence();
             if (!isPublished(before)) {
                 return null;
             }

@@ -84,17 +84,14 @@ class ShmFabricCrossProcessTest {
         Capability capability = fabric.capability(PEER, REGION);
         List<LineVersionObject.Tally> tallies;
         try (Arena arena = Arena.ofConfined(); FabricPort port = fabric.openPort()) {
-            tallies = LineVersionObject.readUntil(port, capability, objects, minimumLines, 1000);
+            tallies = LineVersionObject.readUntilConfirmed(port, capability, objects, minimumLines, 1000);
             MemorySegment stop = arena.allocate(Long.BYTES).fill((byte) 1);
             expectSuccess(port, c -> port.write(capability, LineVersionWriterNode.STOP_OFFSET, stop, 0, Long.BYTES, c));
         }
         assertEquals(0, writer.awaitExit(START), writer.logTail());
         String wrote = writer.awaitLine("WROTE", START);
         System.out.println("shm fabric, writer process (" + wrote + "): " + tallies);
-        for (LineVersionObject.Tally tally : tallies) {
-            assertEquals(0, tally.tornLines(), tally::toString);
-            assertTrue(tally.linesChecked() >= minimumLines, tally::toString);
-        }
+        LineVersionObject.assertNoTornLine(tallies, minimumLines);
     }
 
     @Test
