@@ -44,7 +44,8 @@ import java.util.concurrent.ConcurrentLinkedQueue;
  * incarnation with one compare-and-set. The slot can be reused at once by the same class (type
  * stability: its header stays valid). Any worker may free any object of the node: if the
  * object's block belongs to another slab, the slot is handed to that slab through a lock-free
- * queue, which it empties on its next allocation. A block whose objects are all free goes back
+ * queue, which it empties on its next allocation or free (so the slot freed last, as this slab
+ * sees frees, is the one reused first). A block whose objects are all free goes back
  * to the block allocator (unless it is the block the class allocates from), which lets another
  * class have it only under the epoch rule ({@link BlockAllocator}).
  *
@@ -212,6 +213,7 @@ public final class SlabAllocator {
         SlabAllocator owner = block.owner;
         int slot = within / size;
         if (owner == this) {
+            takeInHandedOverFrees();
             slotFreed(block, slot);
         } else if (owner != null) {
             owner.handOverFree(address);

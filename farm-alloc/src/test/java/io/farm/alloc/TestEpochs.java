@@ -1,7 +1,7 @@
 package io.farm.alloc;
 
 /**
- * Reclamation epochs for tests: one node with one worker, the test thread. {@link #advance()}
+ * Reclamation epochs for tests, advanced by the test itself (thread safe). {@link #advance()}
  * starts a new epoch and declares the previous one passed by everyone; {@link #requestAdvance()}
  * only counts the requests.
  */
@@ -11,32 +11,32 @@ final class TestEpochs implements ReclamationEpochs {
     private int requests;
 
     @Override
-    public long current() {
+    public synchronized long current() {
         return current;
     }
 
     @Override
-    public long safe() {
+    public synchronized long safe() {
         return safe;
     }
 
     @Override
-    public void requestAdvance() {
+    public synchronized void requestAdvance() {
         requests++;
     }
 
     /** A new epoch; every earlier one becomes safe. */
-    void advance() {
+    synchronized void advance() {
         current++;
         safe = current - 1;
     }
 
     /** A new epoch, with the safe epoch left where it is (a worker still lags). */
-    void advanceWithoutReclaiming() {
+    synchronized void advanceWithoutReclaiming() {
         current++;
     }
 
-    int requests() {
+    synchronized int requests() {
         return requests;
     }
 }

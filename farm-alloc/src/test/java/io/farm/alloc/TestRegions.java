@@ -8,8 +8,8 @@ import java.util.concurrent.CompletionStage;
 
 /**
  * A region source for tests: new zero regions of a fixed size from one arena, ids 1, 2, ...,
- * completed at once on the calling thread. Records the hint of every request. Closing it frees
- * every region.
+ * completed at once on the calling thread. Records the hint of every request. Thread safe.
+ * Closing it frees every region.
  */
 final class TestRegions implements RegionSource, AutoCloseable {
     static final long REGION_SIZE = 4L << 20;
@@ -29,7 +29,7 @@ final class TestRegions implements RegionSource, AutoCloseable {
     }
 
     @Override
-    public CompletionStage<AllocatorRegion> newRegion(int hintRegionId) {
+    public synchronized CompletionStage<AllocatorRegion> newRegion(int hintRegionId) {
         hints.add(hintRegionId);
         if (nextId > limit) {
             return CompletableFuture.failedFuture(new IllegalStateException("test region source: out of regions"));
@@ -38,18 +38,18 @@ final class TestRegions implements RegionSource, AutoCloseable {
     }
 
     /** A new zero region with the next id, not recorded as a request. */
-    AllocatorRegion region() {
+    synchronized AllocatorRegion region() {
         return new AllocatorRegion(nextId++, arena.allocate(regionSize, 4096));
     }
 
     /** Refuses requests once {@code regions} regions were handed out. */
-    void limit(int regions) {
+    synchronized void limit(int regions) {
         this.limit = regions;
     }
 
     /** The hint of each request so far. */
-    List<Integer> hints() {
-        return hints;
+    synchronized List<Integer> hints() {
+        return List.copyOf(hints);
     }
 
     @Override
