@@ -1,5 +1,6 @@
 package io.farm.alloc;
 
+import java.util.Arrays;
 import java.util.BitSet;
 
 /**
@@ -13,9 +14,14 @@ import java.util.BitSet;
  *       over always goes through that lock, which orders the two.</li>
  * </ul>
  * Free slots are a LIFO stack of freed slots plus every slot from {@code bump} on (never handed
- * out since the block took its class), so the most recently freed slot is reused first.
+ * out since the block took its class), so the most recently freed slot is reused first. The stack
+ * grows with the frees (at most one int per slot), so a block that is mostly allocated costs
+ * little heap.
  */
 final class Block {
+    /** Smallest capacity of the stack of freed slots once it holds one. */
+    private static final int MIN_STACK = 16;
+
     final RegionBlocks region;
     final int index;
     /** Offset of the block in its region. */
@@ -51,9 +57,6 @@ final class Block {
         this.slotCount = blockSize / slotSize;
         this.bump = 0;
         this.freedCount = 0;
-        if (freed.length < slotCount) {
-            freed = new int[slotCount];
-        }
     }
 
     /** Sets the free slots of class {@code sizeClass} to those not in {@code live}. */
@@ -62,7 +65,7 @@ final class Block {
         bump = live.length();
         for (int slot = bump - 1; slot >= 0; slot--) {
             if (!live.get(slot)) {
-                freed[freedCount++] = slot;
+                putSlot(slot);
             }
         }
     }
@@ -96,6 +99,9 @@ final class Block {
 
     /** Gives a freed slot back. */
     void putSlot(int slot) {
+        if (freedCount == freed.length) {
+            freed = Arrays.copyOf(freed, Math.min(slotCount, Math.max(MIN_STACK, 2 * freed.length)));
+        }
         freed[freedCount++] = slot;
     }
 

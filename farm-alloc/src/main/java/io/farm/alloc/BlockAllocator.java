@@ -252,6 +252,7 @@ public final class BlockAllocator {
     public AllocatorStats stats() {
         lock.lock();
         try {
+            promoteSafeReleases();
             long allocations = 0;
             long frees = 0;
             for (SlabAllocator slab : slabs.values()) {

@@ -129,7 +129,7 @@ public final class SlabAllocator {
         int sizeClass = SizeClasses.classOf(size);
         RegionBlocks hintRegion = hintAddress == ObjectAddress.NULL ? null : blocks.regionOf(hintAddress, HINT, HINT_REMEDY);
         takeInHandedOverFrees();
-        return allocate(sizeClass, hintRegion, hintAddress, null);
+        return place(sizeClass, hintRegion, hintAddress, null);
     }
 
     /**
@@ -156,7 +156,7 @@ public final class SlabAllocator {
         int hintRegionId = hintRegion == null ? RegionSource.NO_HINT : hintRegion.regionId;
         return blocks.requestRegion(hintRegionId).thenCompose(region -> {
             takeInHandedOverFrees();
-            long address = allocate(sizeClass, hintRegion, hintAddress, blocks.region(region.regionId()));
+            long address = place(sizeClass, hintRegion, hintAddress, blocks.region(region.regionId()));
             return address != ObjectAddress.NULL
                 ? CompletableFuture.completedFuture(address)
                 : allocateInNewRegion(sizeClass, hintRegion, hintAddress);
@@ -250,7 +250,12 @@ public final class SlabAllocator {
         }
     }
 
-    private long allocate(int sizeClass, RegionBlocks hintRegion, long hintAddress, RegionBlocks newRegion) {
+    /**
+     * Allocates an object of {@code sizeClass} in the order of the class comment: the hint's block,
+     * the hint's region, {@code newRegion} (a region just obtained for this allocation), anywhere.
+     * Returns {@link ObjectAddress#NULL} if no region has room.
+     */
+    private long place(int sizeClass, RegionBlocks hintRegion, long hintAddress, RegionBlocks newRegion) {
         if (hintRegion != null) {
             int index = layout.blockIndex(ObjectAddress.offset(hintAddress));
             if (index >= 1 && index < hintRegion.blocks.length) {
