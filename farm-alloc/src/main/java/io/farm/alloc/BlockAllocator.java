@@ -172,6 +172,7 @@ public final class BlockAllocator {
                         blocks.held++;
                     }
                     default -> {
+                        // TABLE: block 0, the table itself
                     }
                 }
             }
@@ -211,7 +212,7 @@ public final class BlockAllocator {
         try {
             Map<Block, BitSet> handedOver = new HashMap<>();
             for (SlabAllocator slab : slabs.values()) {
-                for (long address : slab.pendingRemoteFrees()) {
+                for (long address : slab.handedOverFrees()) {
                     Block block = blockOf(address);
                     handedOver.computeIfAbsent(block, b -> new BitSet()).set(block.slotAt(ObjectAddress.offset(address)));
                 }
@@ -371,28 +372,35 @@ public final class BlockAllocator {
         return block;
     }
 
-    /** The best block of {@code region} for {@code sizeClass}, in the order of the class comment. */
+    /**
+     * The best block of {@code region} for {@code sizeClass}, in the order of the class comment:
+     * the lowest rank wins, the first of equals.
+     */
     private static Block bestBlock(RegionBlocks region, int sizeClass) {
+        final int heldOfTheClass = 0;
+        final int releasedByTheClass = 1;
+        final int free = 2;
+        final int releasedInASafeEpoch = 3;
+        final int unavailable = Integer.MAX_VALUE;
         if (!region.mayHaveBlocks()) {
             return null;
         }
         Block best = null;
-        int bestRank = Integer.MAX_VALUE;
-        for (int i = 1; i < region.blocks.length; i++) {
+        int bestRank = unavailable;
+        for (int i = 1; i < region.blocks.length && bestRank != heldOfTheClass; i++) {
             Block block = region.blocks[i];
             long word = block.state;
             int rank = switch (BlockState.kind(word)) {
-                case BlockState.SLAB -> isHeld(block) && block.sizeClass() == sizeClass && block.hasRoom() ? 0 : Integer.MAX_VALUE;
-                case BlockState.RELEASED -> BlockState.sizeClass(word) == sizeClass ? 1 : block.reusable ? 3 : Integer.MAX_VALUE;
-                case BlockState.FREE -> 2;
-                default -> Integer.MAX_VALUE;
+                case BlockState.SLAB -> isHeld(block) && block.sizeClass() == sizeClass && block.hasRoom()
+                    ? heldOfTheClass : unavailable;
+                case BlockState.RELEASED -> BlockState.sizeClass(word) == sizeClass ? releasedByTheClass
+                    : block.reusable ? releasedInASafeEpoch : unavailable;
+                case BlockState.FREE -> free;
+                default -> unavailable;
             };
             if (rank < bestRank) {
                 best = block;
                 bestRank = rank;
-                if (rank == 0) {
-                    break;
-                }
             }
         }
         return best;

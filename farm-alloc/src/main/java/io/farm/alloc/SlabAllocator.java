@@ -12,13 +12,14 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 /**
  * The slab allocator of one worker thread (FaRM NSDI'14 §3.3, DESIGN §8): allocates objects of
  * the 256 {@link SizeClasses} from blocks it takes from the node's {@link BlockAllocator}, each
- * block one size class. It takes no lock on its fast path and must be used by one thread only:
- * the worker that created it ({@link #free} is the exception, see below).
+ * block one size class. It takes no lock on its fast path and must be used by one thread only,
+ * its worker; the objects that worker frees through it may belong to any slab of the node (see
+ * Free below).
  *
  * <h2>Never blocking a worker</h2>
- * {@link #tryAllocate} is synchronous and allocates nothing on the heap: it returns the new
- * object's address, or {@link ObjectAddress#NULL} when no region of the node has room for the
- * object. Only then does the caller use {@link #allocate}, which asks the
+ * {@link #tryAllocate} is synchronous, and on its fast path (a block of the class with a free
+ * slot) it allocates nothing on the heap: it returns the new object's address, or
+ * {@link ObjectAddress#NULL} when no region of the node has room for the object. Only then does the caller use {@link #allocate}, which asks the
  * {@link RegionSource} for a new region and completes when the object is allocated in it (or
  * elsewhere, if room appeared meanwhile). Taking a block from the block allocator is
  * synchronous: a short lock, no I/O.
@@ -115,8 +116,8 @@ public final class SlabAllocator {
     }
 
     /**
-     * Allocates an object of {@code size} bytes near {@code hintAddress} without waiting: the
-     * common case, which allocates nothing on the heap.
+     * Allocates an object of {@code size} bytes near {@code hintAddress} without waiting; in the
+     * common case (a block of the class with a free slot) it allocates nothing on the heap.
      *
      * @param size        object size in bytes, 1 .. {@value SizeClasses#MAX_SIZE} (1 MiB)
      * @param hintAddress address of an object to allocate near, or {@link ObjectAddress#NULL}
@@ -165,9 +166,9 @@ public final class SlabAllocator {
 
     /**
      * Frees the object at {@code address}: clears its allocated bit and increments its
-     * incarnation (one compare-and-set), and makes its slot available to its class again. Any
-     * thread may free an object of any slab of the node; a slot of another slab's block is handed
-     * to that slab.
+     * incarnation (one compare-and-set), and makes its slot available to its class again. The
+     * object may belong to any slab of the node (a worker frees through its own slab allocator);
+     * a slot of another slab's block is handed to that slab.
      *
      * @throws IllegalArgumentException if the address is not in one of this node's regions, or not
      *                                  the start of an object of a block of objects
@@ -200,16 +201,20 @@ public final class SlabAllocator {
                 + size + " bytes) at block offsets k * " + size + ", k in 0.." + (slots - 1) + "; this is offset " + within);
         }
         MemorySegment memory = region.memory;
+        // Acquire: the allocation's release store of this word is visible, whichever thread allocated.
         long word = ObjectHeader.incarnationWord(memory, offset);
         if (!ObjectHeader.isAllocated(word)) {
             throw new IllegalStateException("object at " + ObjectAddress.toString(address) + " is not allocated (incarnation "
                 + ObjectHeader.incarnation(word) + "): it was freed already, or never allocated");
         }
+        // One compare-and-set from the allocated word: of two racing frees exactly one succeeds.
         if (!ObjectHeader.markFree(memory, offset, word)) {
             throw new IllegalStateException("object at " + ObjectAddress.toString(address)
                 + " was freed by another thread at the same time: an object is freed once");
         }
         FREES.setOpaque(this, frees + 1);
+        // A slab's block cannot change hands now: its slab counts this slot live until it takes the
+        // free in. A rebuilt block no slab holds may be adopted meanwhile: freeInHeldBlock checks.
         SlabAllocator owner = block.owner;
         int slot = within / size;
         if (owner == this) {
@@ -238,7 +243,7 @@ public final class SlabAllocator {
     }
 
     /** Frees handed over and not yet taken in (for {@link BlockAllocator#state()}). */
-    Iterable<Long> pendingRemoteFrees() {
+    Iterable<Long> handedOverFrees() {
         return handedOver;
     }
 
