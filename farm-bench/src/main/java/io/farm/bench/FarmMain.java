@@ -1,5 +1,6 @@
 package io.farm.bench;
 
+import io.farm.bench.alloc.AllocBenchCommand;
 import io.farm.bench.fabric.FabricBenchCommand;
 import io.farm.bench.fabric.FabricBenchServerCommand;
 import picocli.CommandLine;
@@ -17,7 +18,8 @@ public final class FarmMain implements Runnable {
     /** {@code farm bench NAME}: the benchmark drivers. */
     @Command(name = "bench", mixinStandardHelpOptions = true,
         description = "Run a benchmark driver. With --json it prints one JSON object as the last line of stdout.",
-        subcommands = {FabricBenchCommand.class, FabricBenchServerCommand.class, CommandLine.HelpCommand.class})
+        subcommands = {FabricBenchCommand.class, FabricBenchServerCommand.class, AllocBenchCommand.class,
+            CommandLine.HelpCommand.class})
     static final class Bench implements Runnable {
         @CommandLine.Spec
         private CommandLine.Model.CommandSpec spec;
