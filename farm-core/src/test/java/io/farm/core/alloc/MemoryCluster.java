@@ -120,19 +120,28 @@ final class MemoryCluster implements AutoCloseable {
     }
 
     /**
-     * Keeps the calling worker busy inside one task until {@code release} opens: the worker runs
-     * nothing else meanwhile (no poller, no message handler).
+     * Keeps worker {@code index} of {@code node} busy inside one task until {@code release} opens:
+     * the worker runs nothing else meanwhile (no poller, no message handler). Returns once the
+     * task runs, with the task's future, complete once released.
      */
-    static CompletableFuture<Void> blockUntil(CountDownLatch release) {
-        try {
-            if (!release.await(LIVENESS_SECONDS, TimeUnit.SECONDS)) {
-                throw new AssertionError("the test never released the busy worker");
+    static CompletableFuture<Void> keepBusy(Node node, int index, CountDownLatch release) throws InterruptedException {
+        CountDownLatch running = new CountDownLatch(1);
+        CompletableFuture<Void> task = node.submit(index, worker -> {
+            running.countDown();
+            try {
+                if (!release.await(LIVENESS_SECONDS, TimeUnit.SECONDS)) {
+                    throw new AssertionError("the test never released the busy worker");
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new AssertionError("interrupted while kept busy", e);
             }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new AssertionError("interrupted while kept busy", e);
+            return CompletableFuture.completedFuture(null);
+        });
+        if (!running.await(LIVENESS_SECONDS, TimeUnit.SECONDS)) {
+            throw new AssertionError("worker " + index + " of node " + node.id() + " did not start the busy task");
         }
-        return CompletableFuture.completedFuture(null);
+        return task;
     }
 
     /** Runs {@code action} with System.err captured and returns what was printed on it. */

@@ -225,7 +225,7 @@ class RegionAllocatorTest {
     void aBackupThatDoesNotAnswerInTimeFailsTheAllocationAndItsLateCopyIsReleased() throws Exception {
         try (MemoryCluster cluster = MemoryCluster.start(temp.resolve("late"), 3, 2, SHORT_TIMEOUT)) {
             CountDownLatch release = new CountDownLatch(1);
-            CompletableFuture<Void> busy = cluster.node(2).submit(1, worker -> MemoryCluster.blockUntil(release));
+            CompletableFuture<Void> busy = MemoryCluster.keepBusy(cluster.node(2), 1, release);
 
             ExecutionException failed;
             try {
