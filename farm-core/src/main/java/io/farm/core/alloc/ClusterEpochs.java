@@ -124,7 +124,10 @@ public final class ClusterEpochs implements ReclamationEpochs {
             int index = w;
             Worker worker = node.workers().worker(index);
             // Pollers are added on their worker's thread; until then the worker simply has not adopted a newer epoch.
-            worker.execute(() -> worker.addPoller(() -> epochs.adopt(node.worker(index))));
+            worker.execute(() -> {
+                NodeWorker context = node.worker(index);
+                worker.addPoller(() -> epochs.adopt(context));
+            });
         }
         return epochs;
     }

@@ -236,9 +236,14 @@ public final class Node implements AutoCloseable {
      * for it are refused from now on), unmaps it and deletes its file. Its memory must no longer be
      * in use on this node.
      *
-     * @throws IllegalArgumentException if the node holds no such region
+     * @throws IllegalArgumentException if the node holds no such region, or it is a system region
+     *                                  (they live as long as the node)
      */
     public void deleteRegion(int regionId) {
+        if (RegionId.isSystem(regionId)) {
+            throw new IllegalArgumentException("region " + RegionId.toString(regionId) + " is a system region of node "
+                + RegionId.systemNode(regionId) + ": it lives as long as its node and is not deleted");
+        }
         if (regions.get(regionId) == null) {
             throw new IllegalArgumentException("node " + id + " holds no region " + RegionId.toString(regionId));
         }

@@ -2,6 +2,7 @@ package io.farm.core.cluster;
 
 import io.farm.core.addr.RegionId;
 import io.farm.core.fabric.UnregisteredRegionException;
+import io.farm.core.msg.MessagingLayout;
 import io.farm.core.region.RegionStore;
 import io.farm.core.testing.ShmTempDirs;
 import org.junit.jupiter.api.Test;
@@ -42,6 +43,10 @@ class NodeRegionsTest {
             assertTrue(again.getMessage().contains("node 1 holds no region r5:55"), again.getMessage());
             node.createRegion(regionId, TestClusters.REGION_SIZE);
             assertEquals(TestClusters.REGION_SIZE, node.fabric().capability(1, regionId).size(), "the id can be created again");
+            int messaging = MessagingLayout.regionId(1);
+            IllegalArgumentException system = assertThrows(IllegalArgumentException.class, () -> node.deleteRegion(messaging));
+            assertTrue(system.getMessage().contains("sys1.0 is a system region of node 1"), system.getMessage());
+            assertEquals(messaging, node.region(messaging).id());
         }
     }
 
