@@ -152,12 +152,13 @@ public final class Rpc {
         }
         Objects.requireNonNull(decoder, "decoder");
         Calls own = calls[worker.index()];
-        long requestId = ++own.lastRequestId;
+        long requestId = own.lastRequestId + 1;
+        MemorySegment staging = own.staging;
+        MemorySegment.copy(arguments, offset, staging, RPC_HEADER_LENGTH, length);
+        AllocationMessageDescriptor.writeRequestHeader(staging, 0, STATIC_CONFIGURATION, requestId, method);
+        own.lastRequestId = requestId;
         Pending<T> pending = new Pending<>(target, method, requestId, System.nanoTime() + timeout.toNanos(), timeout, decoder);
         own.add(pending);
-        MemorySegment staging = own.staging;
-        AllocationMessageDescriptor.writeRequestHeader(staging, 0, STATIC_CONFIGURATION, requestId, method);
-        MemorySegment.copy(arguments, offset, staging, RPC_HEADER_LENGTH, length);
         try {
             worker.messenger().send(target, RPC_REQUEST, staging, 0, RPC_HEADER_LENGTH + length, failure -> {
                 if (failure != null && own.remove(requestId) != null) {
@@ -167,6 +168,9 @@ public final class Rpc {
         } catch (FabricException failure) {
             own.remove(requestId);
             pending.fail(RpcException.Reason.UNREACHABLE, "could not be sent: " + failure.getMessage(), failure);
+        } catch (RuntimeException | Error e) {
+            own.remove(requestId);
+            throw e;
         }
         return pending.result;
     }
@@ -176,7 +180,7 @@ public final class Rpc {
         return maxBodyLength;
     }
 
-    /** Answers that matched no outstanding call (their call had timed out) and were dropped. */
+    /** Answers that matched no outstanding call of their worker (it had timed out, say) and were dropped. */
     public long unmatchedResponses() {
         return unmatchedResponses.get();
     }
@@ -215,7 +219,8 @@ public final class Rpc {
             if (reply.answered()) {
                 throw e;
             }
-            reply.fail(e instanceof IllegalArgumentException || e instanceof IllegalStateException ? e.getMessage() : e.toString());
+            boolean explained = (e instanceof IllegalArgumentException || e instanceof IllegalStateException) && e.getMessage() != null;
+            reply.fail(explained ? e.getMessage() : e.toString());
         }
     }
 

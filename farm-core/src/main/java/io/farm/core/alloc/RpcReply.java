@@ -3,6 +3,7 @@ package io.farm.core.alloc;
 import io.farm.core.cluster.NodeWorker;
 
 import java.lang.foreign.MemorySegment;
+import java.util.Objects;
 
 /**
  * The answer to one RPC request, given exactly once by the {@link RpcService} that serves it,
@@ -54,6 +55,7 @@ public final class RpcReply {
      * @throws IllegalStateException as {@link #ok(MemorySegment, long, int)}
      */
     public void fail(String reason) {
+        Objects.requireNonNull(reason, "reason");
         claim();
         rpc.answerReason(worker, caller, requestId, AllocationMessageDescriptor.FAILED, reason);
     }
