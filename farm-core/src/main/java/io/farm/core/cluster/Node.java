@@ -152,6 +152,26 @@ public final class Node implements AutoCloseable {
         }
     }
 
+    /**
+     * Registers the handler of farm's own message type {@code type} ({@code SYSTEM_TYPES} ..
+     * {@value RecordDescriptor#MAX_TYPE}): for farm's components that talk between nodes (region
+     * allocation, reclamation epochs, RPCs), which own their type numbers. Applications use
+     * {@link #registerHandler}.
+     *
+     * @throws IllegalArgumentException if the type is not a system type
+     * @throws IllegalStateException    if the type has a handler already (ping and pong have theirs)
+     */
+    public void registerSystemHandler(int type, NodeMessageHandler handler) {
+        if (type < SYSTEM_TYPES || type > RecordDescriptor.MAX_TYPE) {
+            throw new IllegalArgumentException("message type " + type + " is not a system type: farm's own types are "
+                + SYSTEM_TYPES + ".." + RecordDescriptor.MAX_TYPE + "; applications register 0.." + (SYSTEM_TYPES - 1)
+                + " with registerHandler");
+        }
+        if (!handlers.compareAndSet(type, null, handler)) {
+            throw new IllegalStateException("system message type " + type + " has a handler on node " + id + " already");
+        }
+    }
+
     /** This node's id. */
     public int id() {
         return id;
@@ -201,8 +221,35 @@ public final class Node implements AutoCloseable {
      */
     public Region createRegion(int regionId, long size) {
         Region region = regions.create(regionId, size);
-        fabric.register(region);
+        try {
+            fabric.register(region);
+        } catch (RuntimeException e) {
+            // A region that cannot be registered is not kept: the node holds what it registered only.
+            regions.delete(regionId);
+            throw e;
+        }
         return region;
+    }
+
+    /**
+     * Deletes region {@code regionId} of this node: withdraws its registration (peers' capabilities
+     * for it are refused from now on), unmaps it and deletes its file. Its memory must no longer be
+     * in use on this node.
+     *
+     * @throws IllegalArgumentException if the node holds no such region, or it is a system region
+     *                                  (they live as long as the node)
+     */
+    public void deleteRegion(int regionId) {
+        if (RegionId.isSystem(regionId)) {
+            throw new IllegalArgumentException("region " + RegionId.toString(regionId) + " is a system region of node "
+                + RegionId.systemNode(regionId) + ": it lives as long as its node and is not deleted");
+        }
+        if (regions.get(regionId) == null) {
+            throw new IllegalArgumentException("node " + id + " holds no region " + RegionId.toString(regionId));
+        }
+        capabilities.remove((long) id << 32 | (regionId & 0xFFFF_FFFFL));
+        fabric.deregister(regionId);
+        regions.delete(regionId);
     }
 
     /** The region {@code regionId} if this node holds it, else null. */

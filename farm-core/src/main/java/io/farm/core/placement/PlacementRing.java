@@ -7,6 +7,7 @@ import java.util.Arrays;
 import java.util.Collection;
 import java.util.Comparator;
 import java.util.List;
+import java.util.function.IntPredicate;
 import java.util.random.RandomGenerator;
 
 /**
@@ -228,6 +229,88 @@ public final class PlacementRing {
             }
         }
         throw new AssertionError("chose usable ring beyond the " + usableRings + " counted");
+    }
+
+    /**
+     * The data region id nearest to {@code hintRegionId} on the same virtual ring whose primary is
+     * {@code nodeId} and that is not {@code taken} (the region allocator's choice for a location
+     * hint, FaRM §3.3): of the positions of the hint's ring for which the node is primary, the one
+     * at the smallest distance from the hint's position, distance measured around the ring in
+     * either direction; of two at the same distance, the one after the hint (clockwise). Never
+     * region id 0. Returns 0, which is never a region id, when no position qualifies: the node is
+     * primary for no position of that ring (its point ties with a lower node id's) or every one is
+     * taken.
+     *
+     * <p>Runs in time proportional to the number of taken ids it steps over.
+     *
+     * @param taken ids not to return (the regions allocated already); tested on candidates only
+     * @throws IllegalArgumentException if {@code nodeId} is not a member, or the hint names a system
+     *                                  region or a ring this placement lacks
+     */
+    public int nearbyRegionIdWithPrimary(int nodeId, int hintRegionId, IntPredicate taken) {
+        int ring = ringOf(hintRegionId);
+        int point = pointOfMember[memberIndex(nodeId) * rings + ring];
+        int length = arcLength(ring, point);
+        if (length == 0) {
+            return 0;
+        }
+        Arc arc = new Arc(pointPositions[ring * members.length + point], length, RegionId.position(hintRegionId));
+        int hint = RegionId.position(hintRegionId);
+        // Candidates by distance: d clockwise (0 .. half a ring) and d counter-clockwise (1 .. just
+        // under half a ring), so that every position is visited once; equal distances go clockwise first.
+        long clockwise = arc.nextClockwise(0);
+        long counterClockwise = arc.nextCounterClockwise(1);
+        while (clockwise != Arc.NONE || counterClockwise != Arc.NONE) {
+            int position;
+            if (counterClockwise == Arc.NONE || clockwise != Arc.NONE && clockwise <= counterClockwise) {
+                position = (int) (hint + clockwise) & RegionId.POSITION_MASK;
+                clockwise = arc.nextClockwise(clockwise + 1);
+            } else {
+                position = (int) (hint - counterClockwise) & RegionId.POSITION_MASK;
+                counterClockwise = arc.nextCounterClockwise(counterClockwise + 1);
+            }
+            int regionId = RegionId.of(ring, position);
+            if (regionId != 0 && !taken.test(regionId)) {
+                return regionId;
+            }
+        }
+        return 0;
+    }
+
+    /**
+     * A member's arc on one ring seen from a hint position: the distances, clockwise and
+     * counter-clockwise from the hint, at which the arc's positions lie, each side at most half a
+     * ring. Positions are described by their offset from the arc's first position.
+     */
+    private static final class Arc {
+        static final long NONE = -1;
+        private static final int HALF_RING = RegionId.POSITIONS_PER_RING / 2;
+
+        private final int length;
+        /** Offset of the hint from the arc's first position, modulo the ring. */
+        private final int hintOffset;
+
+        Arc(int lastPosition, int length, int hint) {
+            this.length = length;
+            int first = (lastPosition - length + 1) & RegionId.POSITION_MASK;
+            this.hintOffset = (hint - first) & RegionId.POSITION_MASK;
+        }
+
+        /** The smallest clockwise distance from the hint, at least {@code d} and at most half a ring, that lies on the arc. */
+        long nextClockwise(long d) {
+            int offset = (int) (hintOffset + d) & RegionId.POSITION_MASK;
+            // Off the arc, the next arc position clockwise is its first one, offset 0 (after wrapping).
+            long next = offset < length ? d : d + RegionId.POSITIONS_PER_RING - offset;
+            return next <= HALF_RING ? next : NONE;
+        }
+
+        /** The smallest counter-clockwise distance from the hint, at least {@code d} and under half a ring, that lies on the arc. */
+        long nextCounterClockwise(long d) {
+            int offset = (int) (hintOffset - d) & RegionId.POSITION_MASK;
+            // Off the arc, the next arc position counter-clockwise is its last one, offset length - 1.
+            long next = offset < length ? d : d + offset - (length - 1);
+            return next < HALF_RING ? next : NONE;
+        }
     }
 
     /**

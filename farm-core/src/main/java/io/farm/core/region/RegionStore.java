@@ -30,8 +30,9 @@ public final class RegionStore implements AutoCloseable {
     private final int node;
     private final long regionSize;
     private final boolean hugePages;
-    private final Arena arena = Arena.ofShared();
     private final Map<Integer, Region> regions = new ConcurrentHashMap<>();
+    /** One arena per region, so that {@link #delete(int)} can unmap one region. */
+    private final Map<Integer, Arena> arenas = new ConcurrentHashMap<>();
 
     /**
      * @param clusterDir the cluster's data directory
@@ -81,9 +82,36 @@ public final class RegionStore implements AutoCloseable {
             throw new IllegalStateException("node " + node + " holds region " + RegionId.toString(regionId) + " already");
         }
         Path file = fileOf(clusterDir, node, regionId);
-        Region region = new Region(regionId, RegionFiles.createAndMap(file, size, arena, hugePages), file);
-        regions.put(regionId, region);
-        return region;
+        Arena arena = Arena.ofShared();
+        try {
+            Region region = new Region(regionId, RegionFiles.createAndMap(file, size, arena, hugePages), file);
+            arenas.put(regionId, arena);
+            regions.put(regionId, region);
+            return region;
+        } catch (RuntimeException | Error e) {
+            arena.close();
+            throw e;
+        }
+    }
+
+    /**
+     * Unmaps region {@code regionId} and deletes its file: the region is gone from this node. Its
+     * memory must no longer be in use (deregister it from the fabric first).
+     *
+     * @throws IllegalArgumentException if this store holds no such region
+     * @throws UncheckedIOException     if the file cannot be deleted (the region is unmapped all the same)
+     */
+    public void delete(int regionId) {
+        Region region = regions.remove(regionId);
+        if (region == null) {
+            throw new IllegalArgumentException("node " + node + " holds no region " + RegionId.toString(regionId));
+        }
+        unmap(regionId);
+        try {
+            Files.deleteIfExists(region.file());
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot delete the file of " + region, e);
+        }
     }
 
     /** The region with that id, or null. */
@@ -105,7 +133,17 @@ public final class RegionStore implements AutoCloseable {
     @Override
     public void close() {
         regions.clear();
-        arena.close();
+        for (Integer regionId : arenas.keySet()) {
+            unmap(regionId);
+        }
+    }
+
+    /** Closes the arena of a region, once: {@link #delete} and {@link #close} may race. */
+    private void unmap(int regionId) {
+        Arena arena = arenas.remove(regionId);
+        if (arena != null) {
+            arena.close();
+        }
     }
 
     /** Unmaps every region and deletes this node's directory with its files. */

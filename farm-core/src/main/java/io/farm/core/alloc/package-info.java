@@ -1,0 +1,20 @@
+/**
+ * farm-core's side of memory management (FaRM NSDI'14 §3.3, §3.5; DESIGN §8): what farm-alloc's
+ * interfaces need from the cluster.
+ *
+ * <ul>
+ *   <li>{@link io.farm.core.alloc.RegionAllocator}: the {@link io.farm.alloc.RegionSource} of a
+ *       node: new regions with this node as primary, near a hint, replicated to the backups
+ *       before use;</li>
+ *   <li>{@link io.farm.core.alloc.ClusterEpochs}: the {@link io.farm.alloc.ReclamationEpochs} of a
+ *       node: the epoch every worker of every member has passed;</li>
+ *   <li>{@link io.farm.core.alloc.Rpc}: request/response calls between workers over the message
+ *       rings, used for the backups' acknowledgements and meant for object allocation near a
+ *       remote hint;</li>
+ *   <li>{@link io.farm.core.alloc.AllocationMessageDescriptor}: the layouts of their messages.</li>
+ * </ul>
+ *
+ * Wiring one node: {@code Rpc rpc = Rpc.attach(node); RegionAllocator regions = RegionAllocator.attach(node, rpc);
+ * ClusterEpochs epochs = ClusterEpochs.attach(node);}, on every member before any of them allocates.
+ */
+package io.farm.core.alloc;

@@ -1,0 +1,168 @@
+package io.farm.core.alloc;
+
+import io.farm.core.cluster.EmbeddedCluster;
+import io.farm.core.cluster.Node;
+import io.farm.core.config.ClusterConfig;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+
+/**
+ * An embedded cluster (local fabric) with farm-core's memory management attached to every node:
+ * RPCs, the region allocator and the reclamation epochs. Small regions (4 MiB) and two workers
+ * per node keep it light.
+ */
+final class MemoryCluster implements AutoCloseable {
+    /** Region size of the test clusters. */
+    static final long REGION_SIZE = 4 << 20;
+    /** Generous bound for liveness waits: a wait that hits it means the behaviour is broken. */
+    static final long LIVENESS_SECONDS = 30;
+
+    /** One node and what is attached to it. */
+    record Member(Node node, Rpc rpc, RegionAllocator regions, ClusterEpochs epochs) {
+    }
+
+    private final EmbeddedCluster cluster;
+    private final List<Member> members;
+
+    private MemoryCluster(EmbeddedCluster cluster, List<Member> members) {
+        this.cluster = cluster;
+        this.members = members;
+    }
+
+    /** A cluster of {@code size} nodes with {@code backups} backups per region, backups answering within {@code backupTimeout}. */
+    static MemoryCluster start(Path dataDir, int size, int backups, Duration backupTimeout) {
+        EmbeddedCluster cluster = EmbeddedCluster.start(config(dataDir, size, backups, "local"));
+        List<Member> members = new ArrayList<>();
+        try {
+            for (Node node : cluster.nodes()) {
+                Rpc rpc = Rpc.attach(node);
+                members.add(new Member(node, rpc, RegionAllocator.attach(node, rpc, backupTimeout), ClusterEpochs.attach(node)));
+            }
+        } catch (RuntimeException e) {
+            cluster.close();
+            throw e;
+        }
+        return new MemoryCluster(cluster, members);
+    }
+
+    /** A cluster of {@code size} nodes with {@code backups} backups per region and the default backup timeout. */
+    static MemoryCluster start(Path dataDir, int size, int backups) {
+        return start(dataDir, size, backups, RegionAllocator.DEFAULT_BACKUP_TIMEOUT);
+    }
+
+    /** The configuration of the test clusters: 2 workers per node, 4 MiB regions. */
+    static ClusterConfig config(Path dataDir, int size, int backups, String fabric) {
+        return ClusterConfig.builder()
+            .name("memory")
+            .memberCount(size)
+            .backups(backups)
+            .fabric(fabric)
+            .threads(2)
+            .regionSize(REGION_SIZE)
+            .dataDir(dataDir)
+            .build();
+    }
+
+    Member member(int id) {
+        return members.get(id);
+    }
+
+    Node node(int id) {
+        return members.get(id).node();
+    }
+
+    List<Member> members() {
+        return members;
+    }
+
+    ClusterConfig config() {
+        return cluster.config();
+    }
+
+    /** Failures the workers of every node reported. */
+    long workerErrors() {
+        long errors = 0;
+        for (Member member : members) {
+            errors += member.node().workers().errorCount();
+        }
+        return errors;
+    }
+
+    @Override
+    public void close() {
+        cluster.close();
+    }
+
+    /** Waits for a future that must complete; fails after the liveness bound. */
+    static <T> T await(CompletableFuture<T> future) throws Exception {
+        return future.get(LIVENESS_SECONDS, TimeUnit.SECONDS);
+    }
+
+    /** Waits until {@code condition} holds; fails with {@code what} after the liveness bound. */
+    static void awaitCondition(String what, BooleanSupplier condition) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(LIVENESS_SECONDS);
+        while (!condition.getAsBoolean()) {
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("not within " + LIVENESS_SECONDS + " s: " + what);
+            }
+            Thread.sleep(1);
+        }
+    }
+
+    /**
+     * Keeps worker {@code index} of {@code node} busy inside one task until {@code release} opens:
+     * the worker runs nothing else meanwhile (no poller, no message handler). Returns once the
+     * task runs, with the task's future, complete once released.
+     */
+    static CompletableFuture<Void> keepBusy(Node node, int index, CountDownLatch release) throws InterruptedException {
+        CountDownLatch running = new CountDownLatch(1);
+        CompletableFuture<Void> task = node.submit(index, worker -> {
+            running.countDown();
+            try {
+                if (!release.await(LIVENESS_SECONDS, TimeUnit.SECONDS)) {
+                    throw new AssertionError("the test never released the busy worker");
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new AssertionError("interrupted while kept busy", e);
+            }
+            return CompletableFuture.completedFuture(null);
+        });
+        if (!running.await(LIVENESS_SECONDS, TimeUnit.SECONDS)) {
+            throw new AssertionError("worker " + index + " of node " + node.id() + " did not start the busy task");
+        }
+        return task;
+    }
+
+    /** Runs {@code action} with System.err captured and returns what was printed on it. */
+    static String capturingStandardError(ThrowingRunnable action) throws Exception {
+        PrintStream stderr = System.err;
+        ByteArrayOutputStream captured = new ByteArrayOutputStream();
+        try {
+            System.setErr(new PrintStream(captured, true, StandardCharsets.UTF_8));
+            action.run();
+        } finally {
+            System.setErr(stderr);
+        }
+        return captured.toString(StandardCharsets.UTF_8);
+    }
+
+    /** An action that may throw. */
+    @FunctionalInterface
+    interface ThrowingRunnable {
+        void run() throws Exception;
+    }
+
+    /** How long the tests that wait for a timeout give their backups: short, so that the test is quick. */
+    static final Duration SHORT_TIMEOUT = Duration.ofMillis(200);
+}
