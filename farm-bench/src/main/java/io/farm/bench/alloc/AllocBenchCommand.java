@@ -6,10 +6,11 @@ import io.farm.alloc.ObjectAddress;
 import io.farm.alloc.RegionLayout;
 import io.farm.alloc.SizeClasses;
 import io.farm.alloc.SlabAllocator;
+import io.farm.bench.report.BenchOptions;
 import io.farm.bench.report.JsonObject;
-import io.farm.core.config.ClusterConfig;
 import io.farm.core.region.RegionStore;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 import java.nio.file.Files;
@@ -37,22 +38,17 @@ public final class AllocBenchCommand implements Callable<Integer> {
         description = "size of the regions the allocator gets, a power of two (default ${DEFAULT-VALUE})")
     long regionSize;
 
-    @Option(names = "--data-dir", description = "where region files go (default: under /dev/shm)")
-    Path dataDir;
-
-    @Option(names = "--json", description = "print one JSON object with the figures as the last line of stdout")
-    boolean json;
+    @Mixin
+    BenchOptions options;
 
     @Override
     public Integer call() throws Exception {
-        if (!(seconds > 0 && seconds <= 600)) {
-            throw new IllegalArgumentException("--seconds " + seconds + " is not accepted: more than 0, at most 600");
-        }
+        BenchOptions.checkSeconds(seconds);
         if (live < 1 || live > 10_000_000) {
             throw new IllegalArgumentException("--live " + live + " is not accepted: 1..10000000");
         }
         String name = "bench-alloc-" + ProcessHandle.current().pid();
-        Path dir = dataDir != null ? dataDir.resolve(name) : ClusterConfig.defaultDataDir(name);
+        Path dir = options.dataDir(name);
         Files.createDirectories(dir);
         try (FileRegionSource regions = new FileRegionSource(dir, regionSize)) {
             OneWorkerEpochs epochs = new OneWorkerEpochs();
@@ -129,9 +125,7 @@ public final class AllocBenchCommand implements Callable<Integer> {
                 fragmentation.average() * 100, fragmentation.maximum() * 100);
             System.err.printf(Locale.ROOT, "%d regions, %d blocks in use, %d free blocks%n", stats.regions(),
                 stats.blocksInUse(), stats.freeBlocks());
-            if (json) {
-                System.out.println(result);
-            }
+            options.print(result);
             return 0;
         } finally {
             RegionStore.deleteTree(dir);

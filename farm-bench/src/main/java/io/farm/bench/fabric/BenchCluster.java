@@ -12,20 +12,18 @@ final class BenchCluster {
     private BenchCluster() {
     }
 
-    /** Two nodes, one worker each, no backups (the benchmark reads one region). */
+    /** Two nodes, one worker each, no backups (the benchmark reads one region), with their files in {@code dataDir}. */
     static ClusterConfig config(String name, String fabric, long regionSize, String idle, Path dataDir) {
-        ClusterConfig.Builder builder = ClusterConfig.builder()
+        return ClusterConfig.builder()
             .name(name)
             .memberCount(2)
             .fabric(fabric)
             .regionSize(regionSize)
             .threads(1)
             .backups(0)
-            .idleStrategy(idle);
-        if (dataDir != null) {
-            builder.dataDir(dataDir.resolve(name));
-        }
-        return builder.build();
+            .idleStrategy(idle)
+            .dataDir(dataDir)
+            .build();
     }
 
     /** A data region id whose primary is node 1, by the cluster's placement. */

@@ -1,5 +1,6 @@
 package io.farm.bench.fabric;
 
+import io.farm.bench.report.BenchOptions;
 import io.farm.bench.report.JsonObject;
 import io.farm.core.cluster.JvmProcess;
 import io.farm.core.cluster.Node;
@@ -12,6 +13,7 @@ import io.farm.core.fabric.shm.ShmFabric;
 import io.farm.core.config.ClusterConfig;
 import io.farm.core.region.RegionStore;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 import java.nio.file.Files;
@@ -55,11 +57,8 @@ public final class FabricBenchCommand implements Callable<Integer> {
         "the nodes' default: a busy worker never parks; spin or yield keep an idle one polling)"})
     String idle;
 
-    @Option(names = "--data-dir", description = "where region files go (default: under /dev/shm)")
-    Path dataDir;
-
-    @Option(names = "--json", description = "print one JSON object with the figures as the last line of stdout")
-    boolean json;
+    @Mixin
+    BenchOptions options;
 
     @Override
     public Integer call() throws Exception {
@@ -69,14 +68,12 @@ public final class FabricBenchCommand implements Callable<Integer> {
         if (depth < 1 || depth > 1024) {
             throw new IllegalArgumentException("--depth " + depth + " is not accepted: 1..1024");
         }
-        if (!(seconds > 0 && seconds <= 600)) {
-            throw new IllegalArgumentException("--seconds " + seconds + " is not accepted: more than 0, at most 600");
-        }
+        BenchOptions.checkSeconds(seconds);
         if (!fabric.equals("local") && !fabric.equals("shm")) {
             throw new IllegalArgumentException("--fabric " + fabric + " is not accepted: local or shm");
         }
-        ClusterConfig config = BenchCluster.config("bench-fabric-" + ProcessHandle.current().pid(), fabric, regionSize,
-            idle, dataDir);
+        String name = "bench-fabric-" + ProcessHandle.current().pid();
+        ClusterConfig config = BenchCluster.config(name, fabric, regionSize, idle, options.dataDir(name));
         if (size > regionSize) {
             throw new IllegalArgumentException("--size " + size + " is not accepted with --region-size " + regionSize
                 + ": a read must fit in the region, so at most " + regionSize);
@@ -192,9 +189,7 @@ public final class FabricBenchCommand implements Callable<Integer> {
             (double) result.get("one_sided_over_rpc"), (double) result.get("one_sided_over_raw"));
         System.err.println("accounting, one-sided phase: " + result.get("one_sided_accounting"));
         System.err.println("accounting, rpc phase:       " + result.get("rpc_accounting"));
-        if (json) {
-            System.out.println(result);
-        }
+        options.print(result);
     }
 
     private void progress(String format, Object... args) {
