@@ -9,6 +9,8 @@ import io.farm.core.node.Worker;
 import io.farm.core.placement.PlacementRing;
 import io.farm.core.placement.ReplicaSet;
 import io.farm.core.region.Region;
+import io.farm.core.rpc.Rpc;
+import io.farm.core.rpc.RpcException;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;

@@ -8,10 +8,8 @@
  *       before use;</li>
  *   <li>{@link io.farm.core.alloc.ClusterEpochs}: the {@link io.farm.alloc.ReclamationEpochs} of a
  *       node: the epoch every worker of every member has passed;</li>
- *   <li>{@link io.farm.core.alloc.Rpc}: request/response calls between workers over the message
- *       rings, used for the backups' acknowledgements and meant for object allocation near a
- *       remote hint;</li>
- *   <li>{@link io.farm.core.alloc.AllocationMessageDescriptor}: the layouts of their messages.</li>
+ *   <li>{@link io.farm.core.alloc.AllocationMessageDescriptor}: the layouts of their messages,
+ *       RPC arguments and results ({@link io.farm.core.rpc}) and epoch messages.</li>
  * </ul>
  *
  * Wiring one node: {@code Rpc rpc = Rpc.attach(node); RegionAllocator regions = RegionAllocator.attach(node, rpc);
