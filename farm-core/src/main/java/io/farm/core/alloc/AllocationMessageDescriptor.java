@@ -27,6 +27,18 @@ import java.nio.ByteOrder;
  *  |region | zero  |                                              |region |  held |  held: 1 if the copy
  *  +-------+-------+                                              +-------+-------+  existed and is gone
  *
+ *  arguments of OBJECT_ALLOCATE (method {@value #OBJECT_ALLOCATE}) result of OBJECT_ALLOCATE
+ *   0       4       8               16                             0               8
+ *  +-------+-------+---------------+                              +---------------+
+ *  | size  | zero  | hint address  |                              |    address    |
+ *  +-------+-------+---------------+                              +---------------+
+ *
+ *  arguments of OBJECT_FREE (method {@value #OBJECT_FREE})          result of OBJECT_FREE: empty
+ *   0               8
+ *  +---------------+
+ *  |    address    |
+ *  +---------------+
+ *
  *  epoch advance, type {@value #EPOCH_ADVANCE}, and acknowledgement, type {@value #EPOCH_ACK}
  *   0               8               16
  *  +---------------+---------------+
@@ -35,6 +47,12 @@ import java.nio.ByteOrder;
  * </pre>
  *
  * <ul>
+ *   <li><b>size</b>: the object's size in bytes as the caller asked for it; the callee checks it
+ *       ({@link io.farm.alloc.SizeClasses}).</li>
+ *   <li><b>address</b>, <b>hint address</b>: 64-bit object addresses
+ *       ({@link io.farm.core.addr.GlobalAddress}): region id in the high half, offset in the low.
+ *       The hint and the freed object lie in a region whose primary is the callee
+ *       ({@link NodeAllocator}).</li>
  *   <li><b>configuration</b>: the id of the configuration the sender is in, as in every RPC
  *       frame ({@link RpcMessageDescriptor#STATIC_CONFIGURATION} today); a receiver in another
  *       configuration ignores the message.</li>
@@ -53,6 +71,10 @@ public final class AllocationMessageDescriptor {
     public static final int REGION_CREATE = 1;
     /** RPC method: drop the backup copy of a region whose allocation failed. */
     public static final int REGION_RELEASE = 2;
+    /** RPC method: allocate an object near a hint in one of the callee's regions. */
+    public static final int OBJECT_ALLOCATE = 3;
+    /** RPC method: free an object of one of the callee's regions. */
+    public static final int OBJECT_FREE = 4;
 
     /** Offset of the region id in the arguments and results of the region methods. */
     public static final int REGION_OFFSET = 0;
@@ -64,6 +86,17 @@ public final class AllocationMessageDescriptor {
     public static final int REGION_CREATE_LENGTH = 16;
     /** Length of the arguments of REGION_RELEASE and of the results of both region methods. */
     public static final int REGION_LENGTH = 8;
+
+    /** Offset of the size in the arguments of OBJECT_ALLOCATE. */
+    public static final int OBJECT_SIZE_OFFSET = 0;
+    /** Offset of the hint address in the arguments of OBJECT_ALLOCATE. */
+    public static final int HINT_OFFSET = 8;
+    /** Length of the arguments of OBJECT_ALLOCATE. */
+    public static final int OBJECT_ALLOCATE_LENGTH = 16;
+    /** Offset of the address in the result of OBJECT_ALLOCATE and the arguments of OBJECT_FREE. */
+    public static final int ADDRESS_OFFSET = 0;
+    /** Length of the result of OBJECT_ALLOCATE and of the arguments of OBJECT_FREE. */
+    public static final int ADDRESS_LENGTH = 8;
 
     /** Offset of the configuration id in an epoch advance or acknowledgement. */
     public static final int CONFIGURATION_OFFSET = 0;
@@ -103,6 +136,33 @@ public final class AllocationMessageDescriptor {
     /** The held flag of the result of REGION_RELEASE at {@code offset}. */
     public static int held(MemorySegment src, long offset) {
         return src.get(INT, offset + HELD_OFFSET);
+    }
+
+    /** Writes the arguments of OBJECT_ALLOCATE at {@code offset}. */
+    public static void writeObjectAllocate(MemorySegment dst, long offset, int size, long hintAddress) {
+        dst.set(INT, offset + OBJECT_SIZE_OFFSET, size);
+        dst.set(INT, offset + OBJECT_SIZE_OFFSET + Integer.BYTES, 0);
+        dst.set(LONG, offset + HINT_OFFSET, hintAddress);
+    }
+
+    /** The size in the arguments of OBJECT_ALLOCATE at {@code offset}. */
+    public static int objectSize(MemorySegment src, long offset) {
+        return src.get(INT, offset + OBJECT_SIZE_OFFSET);
+    }
+
+    /** The hint address in the arguments of OBJECT_ALLOCATE at {@code offset}. */
+    public static long hintAddress(MemorySegment src, long offset) {
+        return src.get(LONG, offset + HINT_OFFSET);
+    }
+
+    /** Writes an object address (the result of OBJECT_ALLOCATE, the arguments of OBJECT_FREE) at {@code offset}. */
+    public static void writeAddress(MemorySegment dst, long offset, long address) {
+        dst.set(LONG, offset + ADDRESS_OFFSET, address);
+    }
+
+    /** The object address of the result of OBJECT_ALLOCATE or the arguments of OBJECT_FREE at {@code offset}. */
+    public static long address(MemorySegment src, long offset) {
+        return src.get(LONG, offset + ADDRESS_OFFSET);
     }
 
     /** Writes an epoch advance or acknowledgement at {@code offset}. */

@@ -172,6 +172,11 @@ public final class ClusterEpochs implements ReclamationEpochs {
         }
     }
 
+    /** The node whose epochs these are. */
+    public Node node() {
+        return node;
+    }
+
     /** The local epoch of worker {@code index}: the newest epoch of this node it has passed. */
     public long workerEpoch(int index) {
         return workerEpochs.get(index);

@@ -133,6 +133,11 @@ public final class RegionAllocator implements RegionSource {
         return new Replication(worker, region, replicas).start();
     }
 
+    /** The node this region allocator allocates for. */
+    public Node node() {
+        return node;
+    }
+
     /** The backups' time to acknowledge a new region. */
     public Duration backupTimeout() {
         return backupTimeout;

@@ -54,14 +54,9 @@ import static io.farm.core.rpc.RpcMessageDescriptor.WRONG_CONFIGURATION;
  * one too short to carry a request id cannot be answered and is reported on the receiving worker
  * (its error handler); the caller's timeout ends the call.
  *
- * <p><b>Object allocation near a remote hint</b> (FaRM §3.3: "if the hint is an address stored at
- * another server, the allocation is performed using an RPC to the remote server") is meant to be
- * one more method: node B registers an object-allocation service that runs B's slab allocator of
- * the receiving worker (per-thread slabs, so no lock), which may wait for B's
- * {@link io.farm.core.alloc.RegionAllocator} to create a region near the hint (that stage completes on the same
- * worker) and then answers with the new object's address and incarnation; node A's allocator
- * calls it with the size and the hint when the hint's primary is B, and its stage completes on
- * A's calling worker with the decoded address.
+ * <p>Memory management calls through it: the backups of a new region
+ * ({@link io.farm.core.alloc.RegionAllocator}) and allocations and frees in another node's regions
+ * ({@link io.farm.core.alloc.NodeAllocator}).
  */
 public final class Rpc {
     private static final String WHAT_REQUEST = "RPC request";

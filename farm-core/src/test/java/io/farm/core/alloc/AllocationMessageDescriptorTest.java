@@ -34,6 +34,21 @@ class AllocationMessageDescriptorTest {
     }
 
     @Test
+    void objectArgumentsAndResultsAreSizeZeroHintAndAddress() {
+        MemorySegment message = Arena.ofAuto().allocate(16);
+        long hint = 0x0123_4567_0010_0040L;
+
+        AllocationMessageDescriptor.writeObjectAllocate(message, 0, 0x0A0B, hint);
+        assertEquals("0b0a0000" + "00000000" + "4000100067452301", hex(message, 0, 16));
+        assertEquals(0x0A0B, AllocationMessageDescriptor.objectSize(message, 0));
+        assertEquals(hint, AllocationMessageDescriptor.hintAddress(message, 0));
+
+        AllocationMessageDescriptor.writeAddress(message, 0, hint);
+        assertEquals("4000100067452301", hex(message, 0, 8));
+        assertEquals(hint, AllocationMessageDescriptor.address(message, 0));
+    }
+
+    @Test
     void epochMessagesAreConfigurationAndEpoch() {
         MemorySegment message = Arena.ofAuto().allocate(16);
 

@@ -17,7 +17,7 @@ import static io.farm.core.testing.Liveness.LIVENESS_SECONDS;
 
 /**
  * An embedded cluster (local fabric) with farm-core's memory management attached to every node:
- * RPCs, the region allocator and the reclamation epochs. Small regions (4 MiB) and two workers
+ * RPCs, the region allocator, the reclamation epochs and the object allocator. Small regions (4 MiB) and two workers
  * per node keep it light.
  */
 final class MemoryCluster implements AutoCloseable {
@@ -25,7 +25,7 @@ final class MemoryCluster implements AutoCloseable {
     static final long REGION_SIZE = 4 << 20;
 
     /** One node and what is attached to it. */
-    record Member(Node node, Rpc rpc, RegionAllocator regions, ClusterEpochs epochs) {
+    record Member(Node node, Rpc rpc, RegionAllocator regions, ClusterEpochs epochs, NodeAllocator objects) {
     }
 
     private final EmbeddedCluster cluster;
@@ -43,7 +43,9 @@ final class MemoryCluster implements AutoCloseable {
         try {
             for (Node node : cluster.nodes()) {
                 Rpc rpc = Rpc.attach(node);
-                members.add(new Member(node, rpc, RegionAllocator.attach(node, rpc, backupTimeout), ClusterEpochs.attach(node)));
+                RegionAllocator regions = RegionAllocator.attach(node, rpc, backupTimeout);
+                ClusterEpochs epochs = ClusterEpochs.attach(node);
+                members.add(new Member(node, rpc, regions, epochs, NodeAllocator.attach(node, rpc, regions, epochs)));
             }
         } catch (RuntimeException e) {
             cluster.close();
