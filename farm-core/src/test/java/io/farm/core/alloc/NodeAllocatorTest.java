@@ -18,7 +18,10 @@ import io.farm.core.testing.ShmTempDirs;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -241,6 +244,32 @@ class NodeAllocatorTest {
             }
             assertTrue(ObjectHeader.isAllocated(incarnationWord(cluster, onNode1)));
             assertTrue(ObjectHeader.isAllocated(incarnationWord(cluster, onNode0)));
+            assertEquals(0, cluster.workerErrors());
+        }
+    }
+
+    @Test
+    void misroutedOrMalformedRequestsAreRefusedByTheCallee() throws Exception {
+        try (MemoryCluster cluster = MemoryCluster.start(temp.resolve("misrouted"), 3, 2)) {
+            long onNode1 = allocated(cluster, 1, 0, 64, GlobalAddress.NULL);
+            AllocatorStats before = cluster.member(2).objects().stats();
+            MemorySegment arguments = Arena.ofAuto().allocate(AllocationMessageDescriptor.OBJECT_ALLOCATE_LENGTH);
+            MemoryCluster.Member caller = cluster.member(0);
+
+            AllocationMessageDescriptor.writeAddress(arguments, 0, onNode1);
+            RpcException misrouted = refusedByThePrimary(cluster.node(0).submit(0, worker -> caller.rpc().call(worker, 2,
+                AllocationMessageDescriptor.OBJECT_FREE, arguments, 0, AllocationMessageDescriptor.ADDRESS_LENGTH, Duration.ofSeconds(30),
+                (result, offset, length) -> length)));
+            assertMessage(misrouted, "node 0 sent address to free " + GlobalAddress.toString(onNode1) + " to node 2, but its region "
+                + RegionId.toString(GlobalAddress.regionId(onNode1)) + " has node 1 as primary");
+            AllocationMessageDescriptor.writeObjectAllocate(arguments, 0, 64, onNode1);
+            RpcException shortArguments = refusedByThePrimary(cluster.node(0).submit(0, worker -> caller.rpc().call(worker, 1,
+                AllocationMessageDescriptor.OBJECT_ALLOCATE, arguments, 0, 12, Duration.ofSeconds(30), (result, offset, length) -> length)));
+            assertMessage(shortArguments, "malformed object-allocate arguments from node 0: 12 bytes, expected 16");
+
+            assertEquals(before, cluster.member(2).objects().stats());
+            assertEquals(1, cluster.member(1).objects().stats().allocations());
+            assertTrue(ObjectHeader.isAllocated(incarnationWord(cluster, onNode1)));
             assertEquals(0, cluster.workerErrors());
         }
     }
