@@ -1,32 +1,20 @@
 package io.farm.core.alloc;
 
 import io.farm.core.cluster.Node;
+import io.farm.core.rpc.RpcMessageDescriptor;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.ByteOrder;
-import java.nio.charset.StandardCharsets;
 
 /**
- * Layouts of the messages memory management exchanges between nodes: the payloads of message-ring
- * records ({@link io.farm.core.msg.RecordDescriptor}) of four system message types. Every field is
- * little-endian at an offset that is a multiple of its size; bytes marked zero are written zero
- * and ignored on receipt.
+ * Layouts of the messages memory management exchanges between nodes: the arguments and results
+ * of its RPC methods (the bodies of {@link RpcMessageDescriptor}'s frames), and the payloads of
+ * message-ring records ({@link io.farm.core.msg.RecordDescriptor}) of two system message types
+ * for the epochs. Every field is little-endian at an offset that is a multiple of its size;
+ * bytes marked zero are written zero and ignored on receipt.
  *
  * <pre>
- *  RPC request, type {@value #RPC_REQUEST}: caller's worker t to the callee's worker t
- *   0               8               16      20      24
- *  +---------------+---------------+-------+-------+----------------------------+
- *  | configuration |  request id   |method | zero  | arguments, 0 .. n bytes    |
- *  +---------------+---------------+-------+-------+----------------------------+
- *
- *  RPC response, type {@value #RPC_RESPONSE}: the callee's worker t back to the caller's worker t
- *   0               8               16      20      24
- *  +---------------+---------------+-------+-------+----------------------------+
- *  | configuration |  request id   |status | zero  | result (status OK) or the  |
- *  |               |               |       |       | reason, UTF-8 (any other)  |
- *  +---------------+---------------+-------+-------+----------------------------+
- *
  *  arguments of REGION_CREATE (method {@value #REGION_CREATE})  result of REGION_CREATE
  *   0       4       8               16                             0       4       8
  *  +-------+-------+---------------+                              +-------+-------+
@@ -39,6 +27,18 @@ import java.nio.charset.StandardCharsets;
  *  |region | zero  |                                              |region |  held |  held: 1 if the copy
  *  +-------+-------+                                              +-------+-------+  existed and is gone
  *
+ *  arguments of OBJECT_ALLOCATE (method {@value #OBJECT_ALLOCATE}) result of OBJECT_ALLOCATE
+ *   0       4       8               16                             0               8
+ *  +-------+-------+---------------+                              +---------------+
+ *  | size  | zero  | hint address  |                              |    address    |
+ *  +-------+-------+---------------+                              +---------------+
+ *
+ *  arguments of OBJECT_FREE (method {@value #OBJECT_FREE})          result of OBJECT_FREE: empty
+ *   0               8
+ *  +---------------+
+ *  |    address    |
+ *  +---------------+
+ *
  *  epoch advance, type {@value #EPOCH_ADVANCE}, and acknowledgement, type {@value #EPOCH_ACK}
  *   0               8               16
  *  +---------------+---------------+
@@ -47,61 +47,34 @@ import java.nio.charset.StandardCharsets;
  * </pre>
  *
  * <ul>
- *   <li><b>configuration</b>: the id of the configuration the sender is in (SOSP'15: every
- *       message carries it). Nodes run the static configuration of their
- *       {@link io.farm.core.config.ClusterConfig}, id {@value #STATIC_CONFIGURATION}, until
- *       reconfiguration arrives with farm-recovery; a receiver in another configuration refuses
- *       the message (an RPC answers {@link #WRONG_CONFIGURATION}).</li>
- *   <li><b>request id</b>: chosen by the calling worker, unique among its outstanding calls; the
- *       response repeats it. Responses come back to the calling worker (thread pairing of the
- *       message rings), so ids need only be unique per worker.</li>
- *   <li><b>method</b>: the service called, 0 .. {@value #MAX_METHOD}; this class assigns farm's.</li>
- *   <li><b>status</b>: {@link #OK}, {@link #FAILED} (the service refused or threw; the reason
- *       says why), {@link #UNKNOWN_METHOD} or {@link #WRONG_CONFIGURATION}.</li>
+ *   <li><b>size</b>: the object's size in bytes as the caller asked for it; the callee checks it
+ *       ({@link io.farm.alloc.SizeClasses}).</li>
+ *   <li><b>address</b>, <b>hint address</b>: 64-bit object addresses
+ *       ({@link io.farm.core.addr.GlobalAddress}): region id in the high half, offset in the low.
+ *       The hint and the freed object lie in a region whose primary is the callee
+ *       ({@link NodeAllocator}).</li>
+ *   <li><b>configuration</b>: the id of the configuration the sender is in, as in every RPC
+ *       frame ({@link RpcMessageDescriptor#STATIC_CONFIGURATION} today); a receiver in another
+ *       configuration ignores the message.</li>
  *   <li><b>epoch</b>: in an advance, the epoch the requesting node opened; in an
  *       acknowledgement, the requester's epoch that every worker of the acknowledging node has
  *       passed since the advance reached it ({@link ClusterEpochs}).</li>
  * </ul>
  */
 public final class AllocationMessageDescriptor {
-    /** Message type of an RPC request. */
-    public static final int RPC_REQUEST = Node.SYSTEM_TYPES + 0x10;
-    /** Message type of an RPC response. */
-    public static final int RPC_RESPONSE = Node.SYSTEM_TYPES + 0x11;
     /** Message type of an epoch advance. */
     public static final int EPOCH_ADVANCE = Node.SYSTEM_TYPES + 0x12;
     /** Message type of an epoch acknowledgement. */
     public static final int EPOCH_ACK = Node.SYSTEM_TYPES + 0x13;
 
-    /** The id of the static configuration every node runs today. */
-    public static final long STATIC_CONFIGURATION = 0;
-
-    /** Largest RPC method number. */
-    public static final int MAX_METHOD = 0xFF;
     /** RPC method: create the backup copy of a new region. */
     public static final int REGION_CREATE = 1;
     /** RPC method: drop the backup copy of a region whose allocation failed. */
     public static final int REGION_RELEASE = 2;
-
-    /** RPC status: the call succeeded; the body is its result. */
-    public static final int OK = 0;
-    /** RPC status: the service refused the call or failed; the body is the reason. */
-    public static final int FAILED = 1;
-    /** RPC status: the callee has no such method; the body says which it has. */
-    public static final int UNKNOWN_METHOD = 2;
-    /** RPC status: the callee is in another configuration; the body says which. */
-    public static final int WRONG_CONFIGURATION = 3;
-
-    /** Offset of the configuration id in every message of this class. */
-    public static final int CONFIGURATION_OFFSET = 0;
-    /** Offset of the request id in an RPC request or response. */
-    public static final int REQUEST_ID_OFFSET = 8;
-    /** Offset of the method of an RPC request. */
-    public static final int METHOD_OFFSET = 16;
-    /** Offset of the status of an RPC response. */
-    public static final int STATUS_OFFSET = 16;
-    /** Length of the header of an RPC request or response; the body follows. */
-    public static final int RPC_HEADER_LENGTH = 24;
+    /** RPC method: allocate an object near a hint in one of the callee's regions. */
+    public static final int OBJECT_ALLOCATE = 3;
+    /** RPC method: free an object of one of the callee's regions. */
+    public static final int OBJECT_FREE = 4;
 
     /** Offset of the region id in the arguments and results of the region methods. */
     public static final int REGION_OFFSET = 0;
@@ -114,6 +87,19 @@ public final class AllocationMessageDescriptor {
     /** Length of the arguments of REGION_RELEASE and of the results of both region methods. */
     public static final int REGION_LENGTH = 8;
 
+    /** Offset of the size in the arguments of OBJECT_ALLOCATE. */
+    public static final int OBJECT_SIZE_OFFSET = 0;
+    /** Offset of the hint address in the arguments of OBJECT_ALLOCATE. */
+    public static final int HINT_OFFSET = 8;
+    /** Length of the arguments of OBJECT_ALLOCATE. */
+    public static final int OBJECT_ALLOCATE_LENGTH = 16;
+    /** Offset of the address in the result of OBJECT_ALLOCATE and the arguments of OBJECT_FREE. */
+    public static final int ADDRESS_OFFSET = 0;
+    /** Length of the result of OBJECT_ALLOCATE and of the arguments of OBJECT_FREE. */
+    public static final int ADDRESS_LENGTH = 8;
+
+    /** Offset of the configuration id in an epoch advance or acknowledgement. */
+    public static final int CONFIGURATION_OFFSET = 0;
     /** Offset of the epoch in an epoch advance or acknowledgement. */
     public static final int EPOCH_OFFSET = 8;
     /** Length of an epoch advance or acknowledgement. */
@@ -123,71 +109,6 @@ public final class AllocationMessageDescriptor {
     private static final ValueLayout.OfInt INT = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
 
     private AllocationMessageDescriptor() {
-    }
-
-    /** Writes the header of an RPC request at {@code offset}. */
-    public static void writeRequestHeader(MemorySegment dst, long offset, long configuration, long requestId, int method) {
-        dst.set(LONG, offset + CONFIGURATION_OFFSET, configuration);
-        dst.set(LONG, offset + REQUEST_ID_OFFSET, requestId);
-        dst.set(INT, offset + METHOD_OFFSET, method);
-        dst.set(INT, offset + METHOD_OFFSET + Integer.BYTES, 0);
-    }
-
-    /** Writes the header of an RPC response at {@code offset}. */
-    public static void writeResponseHeader(MemorySegment dst, long offset, long configuration, long requestId, int status) {
-        dst.set(LONG, offset + CONFIGURATION_OFFSET, configuration);
-        dst.set(LONG, offset + REQUEST_ID_OFFSET, requestId);
-        dst.set(INT, offset + STATUS_OFFSET, status);
-        dst.set(INT, offset + STATUS_OFFSET + Integer.BYTES, 0);
-    }
-
-    /** The configuration id of a message at {@code offset}. */
-    public static long configuration(MemorySegment src, long offset) {
-        return src.get(LONG, offset + CONFIGURATION_OFFSET);
-    }
-
-    /** The request id of an RPC request or response at {@code offset}. */
-    public static long requestId(MemorySegment src, long offset) {
-        return src.get(LONG, offset + REQUEST_ID_OFFSET);
-    }
-
-    /** The method of an RPC request at {@code offset}. */
-    public static int method(MemorySegment src, long offset) {
-        return src.get(INT, offset + METHOD_OFFSET);
-    }
-
-    /** The status of an RPC response at {@code offset}. */
-    public static int status(MemorySegment src, long offset) {
-        return src.get(INT, offset + STATUS_OFFSET);
-    }
-
-    /** A status's name, for messages. */
-    public static String statusName(int status) {
-        return switch (status) {
-            case OK -> "OK";
-            case FAILED -> "FAILED";
-            case UNKNOWN_METHOD -> "UNKNOWN_METHOD";
-            case WRONG_CONFIGURATION -> "WRONG_CONFIGURATION";
-            default -> "unknown status " + status;
-        };
-    }
-
-    /**
-     * Writes {@code reason} in UTF-8 at {@code offset}, cut to at most {@code maxLength} bytes;
-     * returns the bytes written.
-     */
-    public static int writeReason(MemorySegment dst, long offset, String reason, int maxLength) {
-        byte[] bytes = reason.getBytes(StandardCharsets.UTF_8);
-        int length = Math.min(bytes.length, maxLength);
-        MemorySegment.copy(bytes, 0, dst, ValueLayout.JAVA_BYTE, offset, length);
-        return length;
-    }
-
-    /** The reason of a failed RPC: {@code length} bytes of UTF-8 at {@code offset}. */
-    public static String reason(MemorySegment src, long offset, int length) {
-        byte[] bytes = new byte[length];
-        MemorySegment.copy(src, ValueLayout.JAVA_BYTE, offset, bytes, 0, length);
-        return new String(bytes, StandardCharsets.UTF_8);
     }
 
     /** Writes the arguments of REGION_CREATE at {@code offset}. */
@@ -217,10 +138,42 @@ public final class AllocationMessageDescriptor {
         return src.get(INT, offset + HELD_OFFSET);
     }
 
+    /** Writes the arguments of OBJECT_ALLOCATE at {@code offset}. */
+    public static void writeObjectAllocate(MemorySegment dst, long offset, int size, long hintAddress) {
+        dst.set(INT, offset + OBJECT_SIZE_OFFSET, size);
+        dst.set(INT, offset + OBJECT_SIZE_OFFSET + Integer.BYTES, 0);
+        dst.set(LONG, offset + HINT_OFFSET, hintAddress);
+    }
+
+    /** The size in the arguments of OBJECT_ALLOCATE at {@code offset}. */
+    public static int objectSize(MemorySegment src, long offset) {
+        return src.get(INT, offset + OBJECT_SIZE_OFFSET);
+    }
+
+    /** The hint address in the arguments of OBJECT_ALLOCATE at {@code offset}. */
+    public static long hintAddress(MemorySegment src, long offset) {
+        return src.get(LONG, offset + HINT_OFFSET);
+    }
+
+    /** Writes an object address (the result of OBJECT_ALLOCATE, the arguments of OBJECT_FREE) at {@code offset}. */
+    public static void writeAddress(MemorySegment dst, long offset, long address) {
+        dst.set(LONG, offset + ADDRESS_OFFSET, address);
+    }
+
+    /** The object address of the result of OBJECT_ALLOCATE or the arguments of OBJECT_FREE at {@code offset}. */
+    public static long address(MemorySegment src, long offset) {
+        return src.get(LONG, offset + ADDRESS_OFFSET);
+    }
+
     /** Writes an epoch advance or acknowledgement at {@code offset}. */
     public static void writeEpochMessage(MemorySegment dst, long offset, long configuration, long epoch) {
         dst.set(LONG, offset + CONFIGURATION_OFFSET, configuration);
         dst.set(LONG, offset + EPOCH_OFFSET, epoch);
+    }
+
+    /** The configuration id of an epoch advance or acknowledgement at {@code offset}. */
+    public static long configuration(MemorySegment src, long offset) {
+        return src.get(LONG, offset + CONFIGURATION_OFFSET);
     }
 
     /** The epoch of an epoch advance or acknowledgement at {@code offset}. */
@@ -238,18 +191,6 @@ public final class AllocationMessageDescriptor {
         if (length != expected) {
             throw new IllegalArgumentException("malformed " + what + " from node " + sender + ": " + length
                 + " bytes, expected " + expected);
-        }
-    }
-
-    /**
-     * Checks that a message of {@code length} bytes from {@code sender} is at least as long as the header it needs.
-     *
-     * @throws IllegalArgumentException naming the message, its sender and both lengths
-     */
-    public static void requireAtLeast(String what, int sender, int length, int minimum) {
-        if (length < minimum) {
-            throw new IllegalArgumentException("malformed " + what + " from node " + sender + ": " + length
-                + " bytes, shorter than its " + minimum + "-byte header");
         }
     }
 }

@@ -4,6 +4,8 @@ import io.farm.core.addr.RegionId;
 import io.farm.core.cluster.Node;
 import io.farm.core.cluster.NodeWorker;
 import io.farm.core.placement.ReplicaSet;
+import io.farm.core.rpc.Rpc;
+import io.farm.core.rpc.RpcReply;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;

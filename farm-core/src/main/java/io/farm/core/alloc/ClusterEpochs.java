@@ -18,7 +18,7 @@ import java.util.concurrent.atomic.AtomicLongArray;
 import static io.farm.core.alloc.AllocationMessageDescriptor.EPOCH_ACK;
 import static io.farm.core.alloc.AllocationMessageDescriptor.EPOCH_ADVANCE;
 import static io.farm.core.alloc.AllocationMessageDescriptor.EPOCH_MESSAGE_LENGTH;
-import static io.farm.core.alloc.AllocationMessageDescriptor.STATIC_CONFIGURATION;
+import static io.farm.core.rpc.RpcMessageDescriptor.STATIC_CONFIGURATION;
 
 /**
  * Distributed epochs for reusing freed memory across size classes (FaRM NSDI'14 §3.5, DESIGN §6):
@@ -170,6 +170,11 @@ public final class ClusterEpochs implements ReclamationEpochs {
             Worker worker = node.workers().next();
             worker.execute(() -> announce(node.worker(worker.index()), epoch));
         }
+    }
+
+    /** The node whose epochs these are. */
+    public Node node() {
+        return node;
     }
 
     /** The local epoch of worker {@code index}: the newest epoch of this node it has passed. */

@@ -4,7 +4,7 @@ package io.farm.core.alloc;
  * A region allocation that failed: the region could not be created here, or a backup did not
  * acknowledge its copy. The region is not used: its local copy is deleted, and backups that may
  * hold a copy are asked to drop it. The message names the region and every backup that failed;
- * the cause is the first backup's failure (an {@link RpcException}), the others are suppressed.
+ * the cause is the first backup's failure (an {@link io.farm.core.rpc.RpcException}), the others are suppressed.
  */
 public final class RegionAllocationException extends RuntimeException {
     private static final long serialVersionUID = 1L;

@@ -9,6 +9,8 @@ import io.farm.core.node.Worker;
 import io.farm.core.placement.PlacementRing;
 import io.farm.core.placement.ReplicaSet;
 import io.farm.core.region.Region;
+import io.farm.core.rpc.Rpc;
+import io.farm.core.rpc.RpcException;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -129,6 +131,11 @@ public final class RegionAllocator implements RegionSource {
             return CompletableFuture.completedFuture(new AllocatorRegion(regionId, region.memory()));
         }
         return new Replication(worker, region, replicas).start();
+    }
+
+    /** The node this region allocator allocates for. */
+    public Node node() {
+        return node;
     }
 
     /** The backups' time to acknowledge a new region. */

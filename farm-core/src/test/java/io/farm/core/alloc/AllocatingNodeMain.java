@@ -3,6 +3,7 @@ package io.farm.core.alloc;
 import io.farm.core.cluster.Node;
 import io.farm.core.config.ClusterConfig;
 import io.farm.core.fabric.shm.ShmFabric;
+import io.farm.core.rpc.Rpc;
 import io.farm.core.testing.ParentWatch;
 
 import java.lang.foreign.ValueLayout;

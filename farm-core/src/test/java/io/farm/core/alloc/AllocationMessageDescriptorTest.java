@@ -1,6 +1,7 @@
 package io.farm.core.alloc;
 
 import io.farm.core.addr.RegionId;
+import io.farm.core.rpc.RpcMessageDescriptor;
 import org.junit.jupiter.api.Test;
 
 import java.lang.foreign.Arena;
@@ -15,32 +16,6 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 class AllocationMessageDescriptorTest {
     private static String hex(MemorySegment segment, long offset, int length) {
         return HexFormat.of().formatHex(segment.asSlice(offset, length).toArray(ValueLayout.JAVA_BYTE));
-    }
-
-    @Test
-    void anRpcRequestHeaderIsConfigurationRequestIdMethodAndZeroLittleEndian() {
-        MemorySegment message = Arena.ofAuto().allocate(40);
-        message.fill((byte) 0x55);
-
-        AllocationMessageDescriptor.writeRequestHeader(message, 8, 0x0102, 0x0A0B0C0D0E0F1011L, AllocationMessageDescriptor.REGION_CREATE);
-
-        assertEquals("0201000000000000" + "11100f0e0d0c0b0a" + "01000000" + "00000000", hex(message, 8, 24));
-        assertEquals("5555555555555555", hex(message, 32, 8), "nothing written past the header");
-        assertEquals(0x0102, AllocationMessageDescriptor.configuration(message, 8));
-        assertEquals(0x0A0B0C0D0E0F1011L, AllocationMessageDescriptor.requestId(message, 8));
-        assertEquals(AllocationMessageDescriptor.REGION_CREATE, AllocationMessageDescriptor.method(message, 8));
-    }
-
-    @Test
-    void anRpcResponseHeaderCarriesItsStatusWhereARequestHasItsMethod() {
-        MemorySegment message = Arena.ofAuto().allocate(24);
-
-        AllocationMessageDescriptor.writeResponseHeader(message, 0, 0, 7, AllocationMessageDescriptor.UNKNOWN_METHOD);
-
-        assertEquals("0000000000000000" + "0700000000000000" + "02000000" + "00000000", hex(message, 0, 24));
-        assertEquals(AllocationMessageDescriptor.UNKNOWN_METHOD, AllocationMessageDescriptor.status(message, 0));
-        assertEquals("UNKNOWN_METHOD", AllocationMessageDescriptor.statusName(2));
-        assertEquals("unknown status 9", AllocationMessageDescriptor.statusName(9));
     }
 
     @Test
@@ -59,23 +34,29 @@ class AllocationMessageDescriptorTest {
     }
 
     @Test
-    void epochMessagesAreConfigurationAndEpoch() {
+    void objectArgumentsAndResultsAreSizeZeroHintAndAddress() {
         MemorySegment message = Arena.ofAuto().allocate(16);
+        long hint = 0x0123_4567_0010_0040L;
 
-        AllocationMessageDescriptor.writeEpochMessage(message, 0, AllocationMessageDescriptor.STATIC_CONFIGURATION, 0x0203);
+        AllocationMessageDescriptor.writeObjectAllocate(message, 0, 0x0A0B, hint);
+        assertEquals("0b0a0000" + "00000000" + "4000100067452301", hex(message, 0, 16));
+        assertEquals(0x0A0B, AllocationMessageDescriptor.objectSize(message, 0));
+        assertEquals(hint, AllocationMessageDescriptor.hintAddress(message, 0));
 
-        assertEquals("0000000000000000" + "0302000000000000", hex(message, 0, 16));
-        assertEquals(0x0203, AllocationMessageDescriptor.epoch(message, 0));
+        AllocationMessageDescriptor.writeAddress(message, 0, hint);
+        assertEquals("4000100067452301", hex(message, 0, 8));
+        assertEquals(hint, AllocationMessageDescriptor.address(message, 0));
     }
 
     @Test
-    void reasonsAreUtf8CutToTheSpaceGiven() {
+    void epochMessagesAreConfigurationAndEpoch() {
         MemorySegment message = Arena.ofAuto().allocate(16);
 
-        int length = AllocationMessageDescriptor.writeReason(message, 0, "région refusée", 6);
+        AllocationMessageDescriptor.writeEpochMessage(message, 0, RpcMessageDescriptor.STATIC_CONFIGURATION, 0x0203);
 
-        assertEquals(6, length);
-        assertEquals("r\u00e9gio", AllocationMessageDescriptor.reason(message, 0, length));
+        assertEquals("0000000000000000" + "0302000000000000", hex(message, 0, 16));
+        assertEquals(0x0203, AllocationMessageDescriptor.epoch(message, 0));
+        assertEquals(RpcMessageDescriptor.STATIC_CONFIGURATION, AllocationMessageDescriptor.configuration(message, 0));
     }
 
     @Test
@@ -83,10 +64,6 @@ class AllocationMessageDescriptorTest {
         IllegalArgumentException wrong = assertThrows(IllegalArgumentException.class,
             () -> AllocationMessageDescriptor.requireLength("region-create arguments", 3, 12, 16));
         assertEquals("malformed region-create arguments from node 3: 12 bytes, expected 16", wrong.getMessage());
-        IllegalArgumentException shorter = assertThrows(IllegalArgumentException.class,
-            () -> AllocationMessageDescriptor.requireAtLeast("RPC request", 1, 20, 24));
-        assertEquals("malformed RPC request from node 1: 20 bytes, shorter than its 24-byte header", shorter.getMessage());
         AllocationMessageDescriptor.requireLength("epoch advance", 0, 16, 16);
-        AllocationMessageDescriptor.requireAtLeast("RPC response", 0, 30, 24);
     }
 }

@@ -1,6 +1,7 @@
 package io.farm.core.alloc;
 
 import io.farm.core.cluster.Node;
+import io.farm.core.rpc.RpcMessageDescriptor;
 import io.farm.core.testing.ShmTempDirs;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -11,9 +12,9 @@ import java.nio.file.Path;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 
-import static io.farm.core.alloc.MemoryCluster.await;
-import static io.farm.core.alloc.MemoryCluster.awaitCondition;
-import static io.farm.core.alloc.MemoryCluster.capturingStandardError;
+import static io.farm.core.testing.Liveness.await;
+import static io.farm.core.testing.Liveness.awaitCondition;
+import static io.farm.core.testing.Liveness.capturingStandardError;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -159,12 +160,12 @@ class ClusterEpochsTest {
 
             String report = capturingStandardError(() -> {
                 await(cluster.node(1).submit(0, worker -> {
-                    AllocationMessageDescriptor.writeEpochMessage(message, 0, AllocationMessageDescriptor.STATIC_CONFIGURATION, 7);
+                    AllocationMessageDescriptor.writeEpochMessage(message, 0, RpcMessageDescriptor.STATIC_CONFIGURATION, 7);
                     worker.messenger().send(0, AllocationMessageDescriptor.EPOCH_ACK, message, 0, 16);
                     worker.messenger().send(0, AllocationMessageDescriptor.EPOCH_ACK, message, 0, 12);
                     AllocationMessageDescriptor.writeEpochMessage(message, 0, 5, 1);
                     worker.messenger().send(0, AllocationMessageDescriptor.EPOCH_ADVANCE, message, 0, 16);
-                    AllocationMessageDescriptor.writeEpochMessage(message, 0, AllocationMessageDescriptor.STATIC_CONFIGURATION, 0);
+                    AllocationMessageDescriptor.writeEpochMessage(message, 0, RpcMessageDescriptor.STATIC_CONFIGURATION, 0);
                     worker.messenger().send(0, AllocationMessageDescriptor.EPOCH_ADVANCE, message, 0, 16);
                     // A ping on the same ring: its answer shows that the messages before it were handled.
                     return worker.ping(0);

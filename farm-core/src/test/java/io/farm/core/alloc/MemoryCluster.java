@@ -3,10 +3,8 @@ package io.farm.core.alloc;
 import io.farm.core.cluster.EmbeddedCluster;
 import io.farm.core.cluster.Node;
 import io.farm.core.config.ClusterConfig;
+import io.farm.core.rpc.Rpc;
 
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -14,21 +12,20 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import java.util.function.BooleanSupplier;
+
+import static io.farm.core.testing.Liveness.LIVENESS_SECONDS;
 
 /**
  * An embedded cluster (local fabric) with farm-core's memory management attached to every node:
- * RPCs, the region allocator and the reclamation epochs. Small regions (4 MiB) and two workers
+ * RPCs, the region allocator, the reclamation epochs and the object allocator. Small regions (4 MiB) and two workers
  * per node keep it light.
  */
 final class MemoryCluster implements AutoCloseable {
     /** Region size of the test clusters. */
     static final long REGION_SIZE = 4 << 20;
-    /** Generous bound for liveness waits: a wait that hits it means the behaviour is broken. */
-    static final long LIVENESS_SECONDS = 30;
 
     /** One node and what is attached to it. */
-    record Member(Node node, Rpc rpc, RegionAllocator regions, ClusterEpochs epochs) {
+    record Member(Node node, Rpc rpc, RegionAllocator regions, ClusterEpochs epochs, NodeAllocator objects) {
     }
 
     private final EmbeddedCluster cluster;
@@ -46,7 +43,9 @@ final class MemoryCluster implements AutoCloseable {
         try {
             for (Node node : cluster.nodes()) {
                 Rpc rpc = Rpc.attach(node);
-                members.add(new Member(node, rpc, RegionAllocator.attach(node, rpc, backupTimeout), ClusterEpochs.attach(node)));
+                RegionAllocator regions = RegionAllocator.attach(node, rpc, backupTimeout);
+                ClusterEpochs epochs = ClusterEpochs.attach(node);
+                members.add(new Member(node, rpc, regions, epochs, NodeAllocator.attach(node, rpc, regions, epochs)));
             }
         } catch (RuntimeException e) {
             cluster.close();
@@ -103,22 +102,6 @@ final class MemoryCluster implements AutoCloseable {
         cluster.close();
     }
 
-    /** Waits for a future that must complete; fails after the liveness bound. */
-    static <T> T await(CompletableFuture<T> future) throws Exception {
-        return future.get(LIVENESS_SECONDS, TimeUnit.SECONDS);
-    }
-
-    /** Waits until {@code condition} holds; fails with {@code what} after the liveness bound. */
-    static void awaitCondition(String what, BooleanSupplier condition) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(LIVENESS_SECONDS);
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("not within " + LIVENESS_SECONDS + " s: " + what);
-            }
-            Thread.sleep(1);
-        }
-    }
-
     /**
      * Keeps worker {@code index} of {@code node} busy inside one task until {@code release} opens:
      * the worker runs nothing else meanwhile (no poller, no message handler). Returns once the
@@ -142,25 +125,6 @@ final class MemoryCluster implements AutoCloseable {
             throw new AssertionError("worker " + index + " of node " + node.id() + " did not start the busy task");
         }
         return task;
-    }
-
-    /** Runs {@code action} with System.err captured and returns what was printed on it. */
-    static String capturingStandardError(ThrowingRunnable action) throws Exception {
-        PrintStream stderr = System.err;
-        ByteArrayOutputStream captured = new ByteArrayOutputStream();
-        try {
-            System.setErr(new PrintStream(captured, true, StandardCharsets.UTF_8));
-            action.run();
-        } finally {
-            System.setErr(stderr);
-        }
-        return captured.toString(StandardCharsets.UTF_8);
-    }
-
-    /** An action that may throw. */
-    @FunctionalInterface
-    interface ThrowingRunnable {
-        void run() throws Exception;
     }
 
     /** How long the tests that wait for a timeout give their backups: short, so that the test is quick. */

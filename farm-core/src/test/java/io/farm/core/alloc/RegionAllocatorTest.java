@@ -10,6 +10,7 @@ import io.farm.core.placement.PlacementRing;
 import io.farm.core.placement.ReplicaSet;
 import io.farm.core.region.Region;
 import io.farm.core.region.RegionStore;
+import io.farm.core.rpc.RpcException;
 import io.farm.core.testing.ShmTempDirs;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -29,8 +30,8 @@ import java.util.concurrent.ExecutionException;
 
 import static io.farm.core.alloc.MemoryCluster.REGION_SIZE;
 import static io.farm.core.alloc.MemoryCluster.SHORT_TIMEOUT;
-import static io.farm.core.alloc.MemoryCluster.await;
-import static io.farm.core.alloc.MemoryCluster.awaitCondition;
+import static io.farm.core.testing.Liveness.await;
+import static io.farm.core.testing.Liveness.awaitCondition;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;

@@ -1,4 +1,4 @@
-package io.farm.core.alloc;
+package io.farm.core.rpc;
 
 import io.farm.core.cluster.Node;
 import io.farm.core.cluster.NodeWorker;
@@ -21,19 +21,19 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 
-import static io.farm.core.alloc.AllocationMessageDescriptor.FAILED;
-import static io.farm.core.alloc.AllocationMessageDescriptor.OK;
-import static io.farm.core.alloc.AllocationMessageDescriptor.RPC_HEADER_LENGTH;
-import static io.farm.core.alloc.AllocationMessageDescriptor.RPC_REQUEST;
-import static io.farm.core.alloc.AllocationMessageDescriptor.RPC_RESPONSE;
-import static io.farm.core.alloc.AllocationMessageDescriptor.STATIC_CONFIGURATION;
-import static io.farm.core.alloc.AllocationMessageDescriptor.UNKNOWN_METHOD;
-import static io.farm.core.alloc.AllocationMessageDescriptor.WRONG_CONFIGURATION;
+import static io.farm.core.rpc.RpcMessageDescriptor.FAILED;
+import static io.farm.core.rpc.RpcMessageDescriptor.OK;
+import static io.farm.core.rpc.RpcMessageDescriptor.RPC_HEADER_LENGTH;
+import static io.farm.core.rpc.RpcMessageDescriptor.RPC_REQUEST;
+import static io.farm.core.rpc.RpcMessageDescriptor.RPC_RESPONSE;
+import static io.farm.core.rpc.RpcMessageDescriptor.STATIC_CONFIGURATION;
+import static io.farm.core.rpc.RpcMessageDescriptor.UNKNOWN_METHOD;
+import static io.farm.core.rpc.RpcMessageDescriptor.WRONG_CONFIGURATION;
 
 /**
  * Request/response calls between the workers of a cluster over the message rings (FaRM
  * NSDI'14 §3.1 runs its RPCs on the same rings as every message); layouts in
- * {@link AllocationMessageDescriptor}. One per node, attached once with {@link #attach(Node)}.
+ * {@link RpcMessageDescriptor}. One per node, attached once with {@link #attach(Node)}.
  *
  * <p><b>Calling.</b> Worker {@code t} of node A calls {@link #call} with a method, its arguments,
  * a timeout and a decoder of the result; the request goes to B's worker {@code t}, whose answer
@@ -54,21 +54,16 @@ import static io.farm.core.alloc.AllocationMessageDescriptor.WRONG_CONFIGURATION
  * one too short to carry a request id cannot be answered and is reported on the receiving worker
  * (its error handler); the caller's timeout ends the call.
  *
- * <p><b>Object allocation near a remote hint</b> (FaRM §3.3: "if the hint is an address stored at
- * another server, the allocation is performed using an RPC to the remote server") is meant to be
- * one more method: node B registers an object-allocation service that runs B's slab allocator of
- * the receiving worker (per-thread slabs, so no lock), which may wait for B's
- * {@link RegionAllocator} to create a region near the hint (that stage completes on the same
- * worker) and then answers with the new object's address and incarnation; node A's allocator
- * calls it with the size and the hint when the hint's primary is B, and its stage completes on
- * A's calling worker with the decoded address.
+ * <p>Memory management calls through it: the backups of a new region
+ * ({@link io.farm.core.alloc.RegionAllocator}) and allocations and frees in another node's regions
+ * ({@link io.farm.core.alloc.NodeAllocator}).
  */
 public final class Rpc {
     private static final String WHAT_REQUEST = "RPC request";
     private static final String WHAT_RESPONSE = "RPC response";
 
     private final Node node;
-    private final AtomicReferenceArray<Method> methods = new AtomicReferenceArray<>(AllocationMessageDescriptor.MAX_METHOD + 1);
+    private final AtomicReferenceArray<Method> methods = new AtomicReferenceArray<>(RpcMessageDescriptor.MAX_METHOD + 1);
     private final Calls[] calls;
     private final int maxBodyLength;
     private final AtomicLong unmatchedResponses = new AtomicLong();
@@ -89,7 +84,7 @@ public final class Rpc {
 
     /**
      * Attaches RPCs to {@code node}: registers the request and response handlers
-     * ({@link AllocationMessageDescriptor#RPC_REQUEST}, {@link AllocationMessageDescriptor#RPC_RESPONSE})
+     * ({@link RpcMessageDescriptor#RPC_REQUEST}, {@link RpcMessageDescriptor#RPC_RESPONSE})
      * and a timeout check on every worker. Attach every node of a cluster before any of them calls.
      *
      * @throws IllegalStateException if the node has RPCs attached already
@@ -108,7 +103,7 @@ public final class Rpc {
     }
 
     /**
-     * Registers method {@code method} (0 .. {@value AllocationMessageDescriptor#MAX_METHOD}),
+     * Registers method {@code method} (0 .. {@value RpcMessageDescriptor#MAX_METHOD}),
      * served by {@code service}. Every node registers the same methods: {@code name} names the
      * method in the messages of both callers and callees.
      *
@@ -155,7 +150,7 @@ public final class Rpc {
         long requestId = own.lastRequestId + 1;
         MemorySegment staging = own.staging;
         MemorySegment.copy(arguments, offset, staging, RPC_HEADER_LENGTH, length);
-        AllocationMessageDescriptor.writeRequestHeader(staging, 0, STATIC_CONFIGURATION, requestId, method);
+        RpcMessageDescriptor.writeRequestHeader(staging, 0, STATIC_CONFIGURATION, requestId, method);
         own.lastRequestId = requestId;
         Pending<T> pending = new Pending<>(target, method, requestId, System.nanoTime() + timeout.toNanos(), timeout, decoder);
         own.add(pending);
@@ -198,11 +193,11 @@ public final class Rpc {
     }
 
     private void onRequest(NodeWorker worker, int sender, int type, MemorySegment payload, long offset, int length) {
-        AllocationMessageDescriptor.requireAtLeast(WHAT_REQUEST, sender, length, RPC_HEADER_LENGTH);
-        long requestId = AllocationMessageDescriptor.requestId(payload, offset);
-        int method = AllocationMessageDescriptor.method(payload, offset);
-        long configuration = AllocationMessageDescriptor.configuration(payload, offset);
-        Method served = method >= 0 && method <= AllocationMessageDescriptor.MAX_METHOD ? methods.get(method) : null;
+        RpcMessageDescriptor.requireAtLeast(WHAT_REQUEST, sender, length, RPC_HEADER_LENGTH);
+        long requestId = RpcMessageDescriptor.requestId(payload, offset);
+        int method = RpcMessageDescriptor.method(payload, offset);
+        long configuration = RpcMessageDescriptor.configuration(payload, offset);
+        Method served = method >= 0 && method <= RpcMessageDescriptor.MAX_METHOD ? methods.get(method) : null;
         RpcReply reply = new RpcReply(this, worker, sender, requestId, served != null ? served.name() : "method " + method);
         if (configuration != STATIC_CONFIGURATION) {
             reply.refuse(WRONG_CONFIGURATION, "node " + node.id() + " is in configuration " + STATIC_CONFIGURATION
@@ -225,8 +220,8 @@ public final class Rpc {
     }
 
     private void onResponse(NodeWorker worker, int sender, int type, MemorySegment payload, long offset, int length) {
-        AllocationMessageDescriptor.requireAtLeast(WHAT_RESPONSE, sender, length, RPC_HEADER_LENGTH);
-        long requestId = AllocationMessageDescriptor.requestId(payload, offset);
+        RpcMessageDescriptor.requireAtLeast(WHAT_RESPONSE, sender, length, RPC_HEADER_LENGTH);
+        long requestId = RpcMessageDescriptor.requestId(payload, offset);
         Calls own = calls[worker.index()];
         Pending<?> pending = own.get(requestId);
         if (pending == null) {
@@ -238,8 +233,8 @@ public final class Rpc {
                 + requestId + " of worker " + worker.index() + ", which went to node " + pending.target + "; dropped");
         }
         own.remove(requestId);
-        long configuration = AllocationMessageDescriptor.configuration(payload, offset);
-        int status = AllocationMessageDescriptor.status(payload, offset);
+        long configuration = RpcMessageDescriptor.configuration(payload, offset);
+        int status = RpcMessageDescriptor.status(payload, offset);
         long bodyOffset = offset + RPC_HEADER_LENGTH;
         int bodyLength = length - RPC_HEADER_LENGTH;
         if (configuration != STATIC_CONFIGURATION) {
@@ -250,20 +245,20 @@ public final class Rpc {
         switch (status) {
             case OK -> pending.decode(payload, bodyOffset, bodyLength);
             case FAILED -> pending.fail(RpcException.Reason.FAILED, "failed: "
-                + AllocationMessageDescriptor.reason(payload, bodyOffset, bodyLength), null);
+                + RpcMessageDescriptor.reason(payload, bodyOffset, bodyLength), null);
             case UNKNOWN_METHOD -> pending.fail(RpcException.Reason.UNKNOWN_METHOD, "was refused: "
-                + AllocationMessageDescriptor.reason(payload, bodyOffset, bodyLength), null);
+                + RpcMessageDescriptor.reason(payload, bodyOffset, bodyLength), null);
             case WRONG_CONFIGURATION -> pending.fail(RpcException.Reason.WRONG_CONFIGURATION, "was refused: "
-                + AllocationMessageDescriptor.reason(payload, bodyOffset, bodyLength), null);
+                + RpcMessageDescriptor.reason(payload, bodyOffset, bodyLength), null);
             default -> pending.fail(RpcException.Reason.MALFORMED_RESPONSE, "was answered with "
-                + AllocationMessageDescriptor.statusName(status) + ", which is no RPC status", null);
+                + RpcMessageDescriptor.statusName(status) + ", which is no RPC status", null);
         }
     }
 
     /** Sends an answer with a body of a checked length: called by {@link RpcReply} on the receiving worker. */
     void answer(NodeWorker worker, int caller, long requestId, int status, MemorySegment body, long offset, int length) {
         MemorySegment staging = calls[worker.index()].staging;
-        AllocationMessageDescriptor.writeResponseHeader(staging, 0, STATIC_CONFIGURATION, requestId, status);
+        RpcMessageDescriptor.writeResponseHeader(staging, 0, STATIC_CONFIGURATION, requestId, status);
         MemorySegment.copy(body, offset, staging, RPC_HEADER_LENGTH, length);
         send(worker, caller, RPC_HEADER_LENGTH + length);
     }
@@ -271,8 +266,8 @@ public final class Rpc {
     /** Sends an answer whose body is a reason (cut to what fits). */
     void answerReason(NodeWorker worker, int caller, long requestId, int status, String reason) {
         MemorySegment staging = calls[worker.index()].staging;
-        AllocationMessageDescriptor.writeResponseHeader(staging, 0, STATIC_CONFIGURATION, requestId, status);
-        int length = AllocationMessageDescriptor.writeReason(staging, RPC_HEADER_LENGTH, reason, maxBodyLength);
+        RpcMessageDescriptor.writeResponseHeader(staging, 0, STATIC_CONFIGURATION, requestId, status);
+        int length = RpcMessageDescriptor.writeReason(staging, RPC_HEADER_LENGTH, reason, maxBodyLength);
         send(worker, caller, RPC_HEADER_LENGTH + length);
     }
 
@@ -314,9 +309,9 @@ public final class Rpc {
     }
 
     private static void checkMethod(int method) {
-        if (method < 0 || method > AllocationMessageDescriptor.MAX_METHOD) {
+        if (method < 0 || method > RpcMessageDescriptor.MAX_METHOD) {
             throw new IllegalArgumentException("RPC method " + method + " is out of range: 0.."
-                + AllocationMessageDescriptor.MAX_METHOD);
+                + RpcMessageDescriptor.MAX_METHOD);
         }
     }
 
@@ -327,7 +322,7 @@ public final class Rpc {
 
     private String registered() {
         StringJoiner names = new StringJoiner(", ", "[", "]");
-        for (int method = 0; method <= AllocationMessageDescriptor.MAX_METHOD; method++) {
+        for (int method = 0; method <= RpcMessageDescriptor.MAX_METHOD; method++) {
             Method registered = methods.get(method);
             if (registered != null) {
                 names.add(method + " " + registered.name());

@@ -1,4 +1,4 @@
-package io.farm.core.alloc;
+package io.farm.core.rpc;
 
 import io.farm.core.cluster.NodeWorker;
 
@@ -45,7 +45,7 @@ public final class RpcReply {
     public void ok(MemorySegment result, long offset, int length) {
         rpc.checkBodyLength("result of RPC " + method, length);
         claim();
-        rpc.answer(worker, caller, requestId, AllocationMessageDescriptor.OK, result, offset, length);
+        rpc.answer(worker, caller, requestId, RpcMessageDescriptor.OK, result, offset, length);
     }
 
     /**
@@ -57,7 +57,7 @@ public final class RpcReply {
     public void fail(String reason) {
         Objects.requireNonNull(reason, "reason");
         claim();
-        rpc.answerReason(worker, caller, requestId, AllocationMessageDescriptor.FAILED, reason);
+        rpc.answerReason(worker, caller, requestId, RpcMessageDescriptor.FAILED, reason);
     }
 
     /** Whether the request has been answered. */

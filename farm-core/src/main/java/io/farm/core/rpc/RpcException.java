@@ -1,4 +1,4 @@
-package io.farm.core.alloc;
+package io.farm.core.rpc;
 
 import java.util.Objects;
 

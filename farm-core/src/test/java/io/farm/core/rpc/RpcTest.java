@@ -1,4 +1,4 @@
-package io.farm.core.alloc;
+package io.farm.core.rpc;
 
 import io.farm.core.cluster.EmbeddedCluster;
 import io.farm.core.cluster.Node;
@@ -20,9 +20,9 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
 
-import static io.farm.core.alloc.MemoryCluster.await;
-import static io.farm.core.alloc.MemoryCluster.awaitCondition;
-import static io.farm.core.alloc.MemoryCluster.capturingStandardError;
+import static io.farm.core.testing.Liveness.await;
+import static io.farm.core.testing.Liveness.awaitCondition;
+import static io.farm.core.testing.Liveness.capturingStandardError;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -102,7 +102,7 @@ class RpcTest {
     }
 
     /** Calls {@code method} of node {@code target} with the long {@code value} from worker {@code index} of {@code caller}. */
-    private static <T> CompletableFuture<T> call(MemoryCluster.Member caller, int index, int target, int method, long value,
+    private static <T> CompletableFuture<T> call(RpcCluster.Member caller, int index, int target, int method, long value,
                                                  Duration timeout, RpcDecoder<T> decoder) {
         return caller.node().submit(index, worker -> {
             MemorySegment arguments = Arena.ofAuto().allocate(Long.BYTES);
@@ -118,7 +118,7 @@ class RpcTest {
 
     @Test
     void aCallIsServedByThePairedWorkerAndCompletesOnTheCallingWorker() throws Exception {
-        try (MemoryCluster cluster = MemoryCluster.start(temp.resolve("calls"), 3, 0)) {
+        try (RpcCluster cluster = RpcCluster.start(temp.resolve("calls"), 3)) {
             serve(cluster.member(1).rpc());
             for (int w = 0; w < 2; w++) {
                 long expected = 42 + w;
@@ -148,9 +148,9 @@ class RpcTest {
 
     @Test
     void refusalsAndFailuresOfTheCalleeReachTheCallerWithTheirReason() throws Exception {
-        try (MemoryCluster cluster = MemoryCluster.start(temp.resolve("failures"), 3, 0)) {
+        try (RpcCluster cluster = RpcCluster.start(temp.resolve("failures"), 3)) {
             serve(cluster.member(1).rpc());
-            MemoryCluster.Member caller = cluster.member(0);
+            RpcCluster.Member caller = cluster.member(0);
 
             RpcException thrown = failure(call(caller, 0, 1, THROWS, 0, TIMEOUT, RpcTest::decodeLong));
             assertEquals(RpcException.Reason.FAILED, thrown.reason());
@@ -163,8 +163,8 @@ class RpcTest {
 
             RpcException unknown = failure(call(caller, 0, 1, UNREGISTERED, 0, TIMEOUT, RpcTest::decodeLong));
             assertEquals(RpcException.Reason.UNKNOWN_METHOD, unknown.reason());
-            assertTrue(unknown.getMessage().contains("node 1 has no RPC method 99 (it serves [1 region-create, 2 region-release,"
-                + " 10 increment, 11 increment-later, 12 throws, 13 refuses, 14 holds])"), unknown.getMessage());
+            assertTrue(unknown.getMessage().contains("node 1 has no RPC method 99 (it serves [10 increment, 11 increment-later,"
+                + " 12 throws, 13 refuses, 14 holds])"), unknown.getMessage());
 
             RpcException malformed = failure(call(caller, 0, 1, INCREMENT, 0, TIMEOUT, (result, offset, length) -> {
                 throw new IllegalArgumentException("the test wants 3 bytes, not " + length);
@@ -180,9 +180,9 @@ class RpcTest {
 
     @Test
     void aCallWithoutAnAnswerInTimeFailsAndItsLateAnswerIsDropped() throws Exception {
-        try (MemoryCluster cluster = MemoryCluster.start(temp.resolve("timeout"), 3, 0)) {
+        try (RpcCluster cluster = RpcCluster.start(temp.resolve("timeout"), 3)) {
             serve(cluster.member(1).rpc());
-            MemoryCluster.Member caller = cluster.member(0);
+            RpcCluster.Member caller = cluster.member(0);
 
             RpcException timedOut = failure(call(caller, 1, 1, HOLDS, 0, Duration.ofMillis(50), RpcTest::decodeLong));
 
@@ -199,7 +199,7 @@ class RpcTest {
 
     @Test
     void aCallToAnUnreachableNodeFails() throws Exception {
-        try (MemoryCluster cluster = MemoryCluster.start(temp.resolve("unreachable"), 3, 0)) {
+        try (RpcCluster cluster = RpcCluster.start(temp.resolve("unreachable"), 3)) {
             cluster.node(2).close();
 
             RpcException unreachable = failure(call(cluster.member(0), 0, 2, INCREMENT, 0, TIMEOUT, RpcTest::decodeLong));
@@ -212,7 +212,7 @@ class RpcTest {
 
     @Test
     void badCallsAndRegistrationsAreRefusedAtOnce() throws Exception {
-        try (MemoryCluster cluster = MemoryCluster.start(temp.resolve("bad"), 3, 0)) {
+        try (RpcCluster cluster = RpcCluster.start(temp.resolve("bad"), 3)) {
             Rpc rpc = cluster.member(0).rpc();
             NodeWorker worker0 = cluster.node(0).worker(0);
             MemorySegment arguments = Arena.ofAuto().allocate(rpc.maxBodyLength() + 1);
@@ -232,9 +232,10 @@ class RpcTest {
             assertRefusedOnWorker(cluster.node(0), worker -> rpc.call(worker, 1, INCREMENT, arguments, 0, 8, Duration.ZERO,
                 RpcTest::decodeLong), IllegalArgumentException.class, "RPC timeout PT0S is not accepted");
 
+            rpc.register(INCREMENT, "increment", (w, s, a, o, l, r) -> r.ok());
             IllegalStateException twice = assertThrows(IllegalStateException.class,
-                () -> rpc.register(AllocationMessageDescriptor.REGION_CREATE, "again", (w, s, a, o, l, r) -> r.ok()));
-            assertTrue(twice.getMessage().contains("RPC method 1 is registered on node 0 already, as region-create"), twice.getMessage());
+                () -> rpc.register(INCREMENT, "again", (w, s, a, o, l, r) -> r.ok()));
+            assertTrue(twice.getMessage().contains("RPC method 10 is registered on node 0 already, as increment"), twice.getMessage());
             assertThrows(IllegalArgumentException.class, () -> rpc.register(-1, "negative", (w, s, a, o, l, r) -> r.ok()));
             assertThrows(IllegalArgumentException.class, () -> rpc.register(20, " ", (w, s, a, o, l, r) -> r.ok()));
             IllegalStateException attachedTwice = assertThrows(IllegalStateException.class, () -> Rpc.attach(cluster.node(0)));
@@ -255,15 +256,15 @@ class RpcTest {
      */
     @Test
     void malformedRequestsAndResponsesAreReportedOrRefusedClearly() throws Exception {
-        try (EmbeddedCluster cluster = EmbeddedCluster.start(MemoryCluster.config(temp.resolve("wire"), 3, 0, "local"))) {
+        try (EmbeddedCluster cluster = EmbeddedCluster.start(RpcCluster.config(temp.resolve("wire"), 3))) {
             Rpc caller = Rpc.attach(cluster.node(0));
             caller.register(INCREMENT, "increment", (worker, sender, arguments, offset, length, reply) -> answerIncrement(reply, 0));
-            cluster.node(1).registerSystemHandler(AllocationMessageDescriptor.RPC_REQUEST, this::answerBadly);
+            cluster.node(1).registerSystemHandler(RpcMessageDescriptor.RPC_REQUEST, this::answerBadly);
             ConcurrentLinkedQueue<String> answers = new ConcurrentLinkedQueue<>();
-            cluster.node(2).registerSystemHandler(AllocationMessageDescriptor.RPC_RESPONSE, (worker, sender, type, payload, offset, length) ->
-                answers.add(AllocationMessageDescriptor.statusName(AllocationMessageDescriptor.status(payload, offset)) + " "
-                    + AllocationMessageDescriptor.reason(payload, offset + AllocationMessageDescriptor.RPC_HEADER_LENGTH,
-                    length - AllocationMessageDescriptor.RPC_HEADER_LENGTH)));
+            cluster.node(2).registerSystemHandler(RpcMessageDescriptor.RPC_RESPONSE, (worker, sender, type, payload, offset, length) ->
+                answers.add(RpcMessageDescriptor.statusName(RpcMessageDescriptor.status(payload, offset)) + " "
+                    + RpcMessageDescriptor.reason(payload, offset + RpcMessageDescriptor.RPC_HEADER_LENGTH,
+                    length - RpcMessageDescriptor.RPC_HEADER_LENGTH)));
 
             // Node 1 answers with a status that does not exist, or from another configuration.
             RpcException unknownStatus = failure(cluster.node(0).submit(0, worker -> caller.call(worker, 1, BAD_STATUS,
@@ -293,12 +294,12 @@ class RpcTest {
                 awaitCondition("node 1 holds the request", () -> held.get() != null);
                 long requestId = held.get().requestId();
                 await(cluster.node(2).submit(0, worker -> {
-                    respond(worker, 0, requestId, AllocationMessageDescriptor.OK, AllocationMessageDescriptor.STATIC_CONFIGURATION, 24);
+                    respond(worker, 0, requestId, RpcMessageDescriptor.OK, RpcMessageDescriptor.STATIC_CONFIGURATION, 24);
                     return worker.ping(0);
                 }));
                 Held request = held.get();
                 cluster.node(1).workers().worker(0).execute(() -> respond(cluster.node(1).worker(0), 0, request.requestId(),
-                    AllocationMessageDescriptor.OK, AllocationMessageDescriptor.STATIC_CONFIGURATION, 32));
+                    RpcMessageDescriptor.OK, RpcMessageDescriptor.STATIC_CONFIGURATION, 32));
                 assertEquals(7, await(pending), "node 1's answer");
             });
             assertTrue(misdirected.contains("malformed RPC response from node 2: it answers request " + held.get().requestId()
@@ -306,14 +307,14 @@ class RpcTest {
 
             // Node 2 sends requests by hand: from another configuration, for a missing method, too short.
             String unanswerable = capturingStandardError(() -> await(cluster.node(2).submit(1, worker -> {
-                MemorySegment request = Arena.ofAuto().allocate(AllocationMessageDescriptor.RPC_HEADER_LENGTH);
-                AllocationMessageDescriptor.writeRequestHeader(request, 0, 5, 1, INCREMENT);
-                worker.messenger().send(0, AllocationMessageDescriptor.RPC_REQUEST, request, 0, AllocationMessageDescriptor.RPC_HEADER_LENGTH);
-                AllocationMessageDescriptor.writeRequestHeader(request, 0, 0, 2, UNREGISTERED);
-                worker.messenger().send(0, AllocationMessageDescriptor.RPC_REQUEST, request, 0, AllocationMessageDescriptor.RPC_HEADER_LENGTH);
-                worker.messenger().send(0, AllocationMessageDescriptor.RPC_REQUEST, request, 0, 20);
-                AllocationMessageDescriptor.writeRequestHeader(request, 0, 0, 3, INCREMENT);
-                worker.messenger().send(0, AllocationMessageDescriptor.RPC_REQUEST, request, 0, AllocationMessageDescriptor.RPC_HEADER_LENGTH);
+                MemorySegment request = Arena.ofAuto().allocate(RpcMessageDescriptor.RPC_HEADER_LENGTH);
+                RpcMessageDescriptor.writeRequestHeader(request, 0, 5, 1, INCREMENT);
+                worker.messenger().send(0, RpcMessageDescriptor.RPC_REQUEST, request, 0, RpcMessageDescriptor.RPC_HEADER_LENGTH);
+                RpcMessageDescriptor.writeRequestHeader(request, 0, 0, 2, UNREGISTERED);
+                worker.messenger().send(0, RpcMessageDescriptor.RPC_REQUEST, request, 0, RpcMessageDescriptor.RPC_HEADER_LENGTH);
+                worker.messenger().send(0, RpcMessageDescriptor.RPC_REQUEST, request, 0, 20);
+                RpcMessageDescriptor.writeRequestHeader(request, 0, 0, 3, INCREMENT);
+                worker.messenger().send(0, RpcMessageDescriptor.RPC_REQUEST, request, 0, RpcMessageDescriptor.RPC_HEADER_LENGTH);
                 return worker.ping(0);
             })));
             awaitCondition("node 2 gets three answers", () -> answers.size() == 3);
@@ -327,11 +328,11 @@ class RpcTest {
     }
 
     private void answerBadly(NodeWorker worker, int sender, int type, MemorySegment payload, long offset, int length) {
-        long requestId = AllocationMessageDescriptor.requestId(payload, offset);
-        switch (AllocationMessageDescriptor.method(payload, offset)) {
-            case BAD_STATUS -> respond(worker, sender, requestId, 9, AllocationMessageDescriptor.STATIC_CONFIGURATION, 24);
-            case BAD_CONFIGURATION -> respond(worker, sender, requestId, AllocationMessageDescriptor.OK, 3, 24);
-            case SHORT_ANSWER -> respond(worker, sender, requestId, AllocationMessageDescriptor.OK, 0, 12);
+        long requestId = RpcMessageDescriptor.requestId(payload, offset);
+        switch (RpcMessageDescriptor.method(payload, offset)) {
+            case BAD_STATUS -> respond(worker, sender, requestId, 9, RpcMessageDescriptor.STATIC_CONFIGURATION, 24);
+            case BAD_CONFIGURATION -> respond(worker, sender, requestId, RpcMessageDescriptor.OK, 3, 24);
+            case SHORT_ANSWER -> respond(worker, sender, requestId, RpcMessageDescriptor.OK, 0, 12);
             case HOLD_THEN_ANSWER -> held.set(new Held(requestId));
             default -> throw new AssertionError("unexpected method");
         }
@@ -340,9 +341,9 @@ class RpcTest {
     /** Sends a response of {@code length} bytes by hand; a 32-byte one carries the long 7. */
     private static void respond(NodeWorker worker, int caller, long requestId, int status, long configuration, int length) {
         MemorySegment response = Arena.ofAuto().allocate(32);
-        AllocationMessageDescriptor.writeResponseHeader(response, 0, configuration, requestId, status);
-        response.set(ValueLayout.JAVA_LONG_UNALIGNED, AllocationMessageDescriptor.RPC_HEADER_LENGTH, 7);
-        worker.messenger().send(caller, AllocationMessageDescriptor.RPC_RESPONSE, response, 0, length);
+        RpcMessageDescriptor.writeResponseHeader(response, 0, configuration, requestId, status);
+        response.set(ValueLayout.JAVA_LONG_UNALIGNED, RpcMessageDescriptor.RPC_HEADER_LENGTH, 7);
+        worker.messenger().send(caller, RpcMessageDescriptor.RPC_RESPONSE, response, 0, length);
     }
 
     private static void joinUninterruptibly(Thread thread) {
