@@ -58,9 +58,11 @@ import java.util.stream.Collectors;
  * that slab registers, or, failing that, to the first slab that needs a block of its class. The
  * state afterwards equals the state before ({@link AllocatorState}).
  *
- * <p>What the block table records reaches the region's backups only if farm-core replicates the
- * table's writes (FaRM replicates block allocations at allocation time); farm-alloc writes the
- * words into the region's memory and nowhere else.
+ * <h2>Replication</h2>
+ * farm-alloc writes block 0 (header and table) into the region's memory and nowhere else; it
+ * reports every such write to its {@link BlockTableListener} ({@link #blockTableListener}), which
+ * farm-core uses to copy them to the region's backups (FaRM replicates block allocations at
+ * allocation time).
  */
 public final class BlockAllocator {
     private final RegionLayout layout;
@@ -72,6 +74,7 @@ public final class BlockAllocator {
     /** Every region by id, read without the lock by allocating and freeing threads. */
     private volatile RegionTable table = RegionTable.EMPTY;
     private final AtomicLong regionRequests = new AtomicLong();
+    private volatile BlockTableListener listener = BlockTableListener.NONE;
 
     // Guarded by lock.
     private final List<RegionBlocks> regionsInOrder = new ArrayList<>();
@@ -107,6 +110,15 @@ public final class BlockAllocator {
         this.lowFreeBlocks = lowFreeBlocks;
     }
 
+    /**
+     * Reports every later write to block 0 of a region (header, table) to {@code listener},
+     * instead of the previous listener ({@link BlockTableListener#NONE} at first). Set it before
+     * the allocator is used: writes made before are not reported.
+     */
+    public void blockTableListener(BlockTableListener listener) {
+        this.listener = Objects.requireNonNull(listener, "listener");
+    }
+
     /** How this allocator cuts regions into blocks. */
     public RegionLayout layout() {
         return layout;
@@ -125,6 +137,7 @@ public final class BlockAllocator {
             checkNewId(region.regionId());
             layout.checkRegionMemory(region.regionId(), region.memory());
             layout.format(region.regionId(), region.memory());
+            listener.written(region.regionId(), 0, RegionLayout.formatted(region.memory()));
             RegionBlocks blocks = new RegionBlocks(region.regionId(), region.memory(),
                 layout.blockCount(region.memory().byteSize()));
             blocks.blocks[0] = new Block(blocks, 0, 0, BlockState.TABLE_WORD);
@@ -568,8 +581,10 @@ public final class BlockAllocator {
         table = table.with(region);
     }
 
-    private static void setState(Block block, long word) {
+    private void setState(Block block, long word) {
         RegionLayout.setBlockState(block.region.memory, block.index, word);
         block.state = word;
+        listener.written(block.region.regionId, RegionLayout.stateWordOffset(block.index),
+            RegionLayout.stateWord(block.region.memory, block.index));
     }
 }

@@ -158,6 +158,24 @@ public final class RegionLayout {
         LONG.setRelease(region, (long) MAGIC_OFFSET, MAGIC);
     }
 
+    /**
+     * What {@link #format} writes: block 0 from its start through the state word of block 0
+     * (a view of {@code region}).
+     */
+    static MemorySegment formatted(MemorySegment region) {
+        return region.asSlice(0, TABLE_OFFSET + Long.BYTES);
+    }
+
+    /** The offset in its region of the state word of block {@code index}. */
+    public static int stateWordOffset(int index) {
+        return TABLE_OFFSET + Long.BYTES * index;
+    }
+
+    /** The state word of block {@code index} as 8 bytes of {@code region} (a view of it). */
+    static MemorySegment stateWord(MemorySegment region, int index) {
+        return region.asSlice(stateWordOffset(index), Long.BYTES);
+    }
+
     /** The block size recorded in a formatted region. */
     public static int recordedBlockSize(MemorySegment region) {
         return region.get(ValueLayout.JAVA_INT, BLOCK_SIZE_OFFSET);
@@ -170,11 +188,11 @@ public final class RegionLayout {
 
     /** The state word of block {@code index} (acquire). */
     public static long blockState(MemorySegment region, int index) {
-        return (long) LONG.getAcquire(region, TABLE_OFFSET + 8L * index);
+        return (long) LONG.getAcquire(region, (long) stateWordOffset(index));
     }
 
     /** Stores the state word of block {@code index} (release). */
     static void setBlockState(MemorySegment region, int index, long word) {
-        LONG.setRelease(region, TABLE_OFFSET + 8L * index, word);
+        LONG.setRelease(region, (long) stateWordOffset(index), word);
     }
 }
