@@ -55,6 +55,14 @@ import static io.farm.core.alloc.AllocationMessageDescriptor.OBJECT_FREE;
  * </ul>
  * Either way the stage completes on the calling worker.
  *
+ * <p><b>Replication of the block tables.</b> Every write the block allocator makes to a region's
+ * block 0 (header, block state words) is copied by one-sided writes to every backup's copy of the
+ * region ({@link BlockTableReplication}); an allocation or free here completes only once the
+ * table writes it caused, and those of the object's region still in flight, have completed at
+ * every backup, so a block is never used before its backups know its state. If one did not (a
+ * backup unreachable), the stage fails with a {@link BlockTableReplicationException} (an
+ * allocation frees its object again first).
+ *
  * <p><b>Bad input</b> is refused before anything changes: a size outside
  * 1 .. {@value SizeClasses#MAX_SIZE} and an address in no data region of the cluster (region 0,
  * a system region, a ring the cluster lacks) are refused at once, here, with an
@@ -79,6 +87,7 @@ public final class NodeAllocator {
     private final Rpc rpc;
     private final PlacementRing placement;
     private final BlockAllocator blocks;
+    private final BlockTableReplication replication;
     /** Slab t is worker t's; built here, used only by its worker. */
     private final SlabAllocator[] slabs;
     private final Duration callTimeout;
@@ -91,6 +100,8 @@ public final class NodeAllocator {
         this.rpc = rpc;
         this.placement = node.config().placement();
         this.blocks = new BlockAllocator(layout, regions, epochs, lowFreeBlocks);
+        this.replication = new BlockTableReplication(node);
+        blocks.blockTableListener(replication);
         int threads = node.config().threads();
         this.slabs = new SlabAllocator[threads];
         this.staging = new MemorySegment[threads];
@@ -141,7 +152,8 @@ public final class NodeAllocator {
      * Allocates an object of {@code size} bytes near {@code hintAddress}, by the primary of the
      * hint's region (see the class comment). Runs on {@code worker}'s thread; the stage completes
      * there with the object's address, or fails: with the region allocator's failure if a new
-     * region was needed and could not be replicated, or with an {@link RpcException} if the
+     * region was needed and could not be replicated, with a {@link BlockTableReplicationException}
+     * if a block table write did not reach a backup, or with an {@link RpcException} if the
      * remote primary refused or could not be reached.
      *
      * @param size        object size in bytes, 1 .. {@value SizeClasses#MAX_SIZE} (1 MiB)
@@ -154,13 +166,12 @@ public final class NodeAllocator {
     public CompletionStage<Long> allocate(NodeWorker worker, int size, long hintAddress) {
         requireOwnWorker(worker, "allocate");
         SizeClasses.classOf(size);
-        SlabAllocator slab = slabs[worker.index()];
         if (hintAddress == GlobalAddress.NULL) {
-            return slab.allocate(size, GlobalAddress.NULL);
+            return allocateHere(worker, size, GlobalAddress.NULL);
         }
         int primary = primaryOf(hintAddress, HINT);
         if (primary == node.id()) {
-            return slab.allocate(size, hintAddress);
+            return allocateHere(worker, size, hintAddress);
         }
         MemorySegment arguments = staging[worker.index()];
         AllocationMessageDescriptor.writeObjectAllocate(arguments, 0, size, hintAddress);
@@ -171,8 +182,10 @@ public final class NodeAllocator {
     /**
      * Frees the object at {@code address}, on the primary of its region (see the class comment):
      * its allocated bit is cleared and its incarnation incremented. Runs on {@code worker}'s
-     * thread; the stage completes there once the object is free, or fails with an
-     * {@link RpcException} if the remote primary refused or could not be reached.
+     * thread; the stage completes there once the object is free and the block table writes
+     * the free caused reached the backups, or fails: with a {@link BlockTableReplicationException}
+     * if one did not, with an {@link RpcException} if the remote primary refused or could not be
+     * reached.
      *
      * @throws IllegalArgumentException if the address is in no data region of the cluster, or is
      *                                  not an object of this node's allocator while its region's
@@ -186,7 +199,7 @@ public final class NodeAllocator {
         int primary = primaryOf(address, FREED);
         if (primary == node.id()) {
             slabs[worker.index()].free(address);
-            return CompletableFuture.completedFuture(null);
+            return replication.replicated(worker, 0, null);
         }
         MemorySegment arguments = staging[worker.index()];
         AllocationMessageDescriptor.writeAddress(arguments, 0, address);
@@ -219,7 +232,7 @@ public final class NodeAllocator {
         int size = AllocationMessageDescriptor.objectSize(arguments, offset);
         long hintAddress = AllocationMessageDescriptor.hintAddress(arguments, offset);
         requireRoutedHere(sender, hintAddress, HINT);
-        slabs[worker.index()].allocate(size, hintAddress).whenComplete((address, failure) -> {
+        allocateHere(worker, size, hintAddress).whenComplete((address, failure) -> {
             if (failure != null) {
                 reply.fail(reasonOf(failure));
                 return;
@@ -236,7 +249,28 @@ public final class NodeAllocator {
         long address = AllocationMessageDescriptor.address(arguments, offset);
         requireRoutedHere(sender, address, FREED);
         slabs[worker.index()].free(address);
-        reply.ok();
+        replication.replicated(worker, 0, null).whenComplete((ignored, failure) -> {
+            if (failure != null) {
+                reply.fail(reasonOf(failure));
+            } else {
+                reply.ok();
+            }
+        });
+    }
+
+    /**
+     * Allocates on {@code worker}'s slab, here, and completes once the block table writes this
+     * caused, and those of the object's region still in flight, reached the backups
+     * ({@link BlockTableReplication}). If they did not, the object is freed again and the stage
+     * fails with the {@link BlockTableReplicationException}.
+     */
+    private CompletionStage<Long> allocateHere(NodeWorker worker, int size, long hintAddress) {
+        SlabAllocator slab = slabs[worker.index()];
+        return slab.allocate(size, hintAddress).thenCompose(address ->
+            replication.replicated(worker, GlobalAddress.regionId(address), address).exceptionallyCompose(failure -> {
+                slab.free(address);
+                return CompletableFuture.failedFuture(failure);
+            }));
     }
 
     /** Decodes the answer of {@code primary} to OBJECT_ALLOCATE: an address in one of its regions. */
