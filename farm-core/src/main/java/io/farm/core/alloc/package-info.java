@@ -5,7 +5,8 @@
  * <ul>
  *   <li>{@link io.farm.core.alloc.NodeAllocator}: a node's object allocator: farm-alloc's block
  *       allocator and one slab allocator per worker over the two below, with allocations near
- *       another node's objects, and frees of them, routed to that node over RPC;</li>
+ *       another node's objects, and frees of them, routed to that node over RPC, and its block tables
+ *       copied to the regions' backups at allocation time;</li>
  *   <li>{@link io.farm.core.alloc.RegionAllocator}: the {@link io.farm.alloc.RegionSource} of a
  *       node: new regions with this node as primary, near a hint, replicated to the backups
  *       before use;</li>

@@ -9,6 +9,7 @@ import io.farm.core.fabric.PeerUnreachableException;
 import io.farm.core.node.Worker;
 import io.farm.core.placement.ReplicaSet;
 import io.farm.core.region.Region;
+import io.farm.core.testing.Liveness;
 import io.farm.core.testing.ShmTempDirs;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -18,9 +19,13 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
 
 import static io.farm.core.testing.Liveness.await;
+import static io.farm.core.testing.Liveness.awaitCondition;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
@@ -113,6 +118,47 @@ class BlockTableReplicationTest {
                 assertBackupsHoldThePrimarysBlockTables(cluster);
             }
             assertTrue(cluster.member(0).objects().regions().size() >= 2, "node 0 used a second region");
+            assertEquals(0, cluster.workerErrors());
+        }
+    }
+
+    @Test
+    void aBlockReleasedByOneWorkerAndTakenByAnotherReachesTheBackupsInThatOrder() throws Exception {
+        try (MemoryCluster cluster = MemoryCluster.start(temp.resolve("order"), 3, 2)) {
+            long released = allocated(cluster, 0, 0, WHOLE_BLOCK, GlobalAddress.NULL);
+            allocated(cluster, 0, 0, WHOLE_BLOCK, GlobalAddress.NULL);
+            int blockIndex = GlobalAddress.offset(released) / BLOCK_SIZE;
+            MemorySegment primary = cluster.node(0).region(GlobalAddress.regionId(released)).memory();
+
+            // Worker 0 frees the object, which releases its block, and stops before it performs the
+            // write of the RELEASED word to the backups (its port performs writes when it polls).
+            CountDownLatch freeing = new CountDownLatch(1);
+            CountDownLatch resume = new CountDownLatch(1);
+            CompletableFuture<Void> free = cluster.node(0).submit(0, worker -> {
+                CompletionStage<Void> stage = cluster.member(0).objects().free(worker, released);
+                freeing.countDown();
+                try {
+                    assertTrue(resume.await(Liveness.LIVENESS_SECONDS, TimeUnit.SECONDS), "the test resumes worker 0");
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new AssertionError(e);
+                }
+                return stage;
+            });
+            assertTrue(freeing.await(Liveness.LIVENESS_SECONDS, TimeUnit.SECONDS));
+            assertEquals(BlockState.RELEASED, BlockState.kind(RegionLayout.blockState(primary, blockIndex)));
+
+            // Worker 1 takes the released block at once; its SLAB word must not overtake the RELEASED one.
+            CompletableFuture<Long> taken = cluster.node(0).submit(1,
+                worker -> cluster.member(0).objects().allocate(worker, WHOLE_BLOCK, GlobalAddress.NULL));
+            awaitCondition("worker 1's slab takes the released block",
+                () -> BlockState.kind(RegionLayout.blockState(primary, blockIndex)) == BlockState.SLAB);
+            resume.countDown();
+
+            await(free);
+            assertEquals(released, await(taken), "the released block's slot is taken again");
+            assertEquals(1, BlockState.owner(RegionLayout.blockState(primary, blockIndex)));
+            assertBackupsHoldThePrimarysBlockTables(cluster);
             assertEquals(0, cluster.workerErrors());
         }
     }
