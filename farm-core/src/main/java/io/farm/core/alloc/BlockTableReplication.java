@@ -190,7 +190,7 @@ final class BlockTableReplication implements BlockTableListener {
                     if (failed == null) {
                         failed = new BlockTableReplicationException(regionId, "block table write of " + bytes.byteSize()
                             + " bytes at offset " + offset + " of region " + RegionId.toString(regionId) + " of node " + node.id()
-                            + " did not reach " + failedBackups() + ": its backups do not know the state of its blocks",
+                            + " did not reach " + BackupFailures.describe(replicas, failures) + ": its backups do not know the state of its blocks",
                             failures[i]);
                     } else {
                         failed.addSuppressed(failures[i]);
@@ -202,17 +202,6 @@ final class BlockTableReplication implements BlockTableListener {
             } else {
                 done.completeExceptionally(failed);
             }
-        }
-
-        private String failedBackups() {
-            StringBuilder names = new StringBuilder();
-            for (int i = 1; i < replicas.size(); i++) {
-                if (failures[i] != null) {
-                    names.append(names.isEmpty() ? "" : ", ").append("backup ").append(replicas.node(i)).append(" (")
-                        .append(failures[i].getMessage()).append(')');
-                }
-            }
-            return names.toString();
         }
     }
 }

@@ -219,7 +219,7 @@ public final class RegionAllocator implements RegionSource {
                 if (failures[i] != null) {
                     if (failed == null) {
                         failed = new RegionAllocationException(region.id(), "region " + RegionId.toString(region.id())
-                            + " of node " + node.id() + " was not replicated to " + failedBackups() + "; it is not used",
+                            + " of node " + node.id() + " was not replicated to " + BackupFailures.describe(replicas, failures) + "; it is not used",
                             failures[i]);
                     } else {
                         failed.addSuppressed(failures[i]);
@@ -232,17 +232,6 @@ public final class RegionAllocator implements RegionSource {
             }
             abandon(failed);
             result.completeExceptionally(failed);
-        }
-
-        private String failedBackups() {
-            StringBuilder names = new StringBuilder();
-            for (int i = 1; i < replicas.size(); i++) {
-                if (failures[i] != null) {
-                    names.append(names.isEmpty() ? "" : ", ").append("backup ").append(replicas.node(i)).append(" (")
-                        .append(failures[i].getMessage()).append(')');
-                }
-            }
-            return names.toString();
         }
 
         /** Deletes the local copy and asks every backup that may hold a copy to drop it. */
