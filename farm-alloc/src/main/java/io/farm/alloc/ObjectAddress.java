@@ -2,8 +2,9 @@ package io.farm.alloc;
 
 /**
  * Layout of the 64-bit address of an object, as the allocators hand it out and take it back.
- * It is the layout of farm-core's {@code GlobalAddress} (FaRM NSDI'14 §3.3), repeated here
- * because farm-alloc depends on nothing of farm's; the two must stay the same.
+ * This is the one descriptor of farm's global address layout (FaRM NSDI'14 §3.3): it lives here
+ * because farm-alloc depends on nothing of farm's, and farm-core's {@code GlobalAddress} reads
+ * addresses through it.
  *
  * <pre>
  *   63                          32 31                           0
