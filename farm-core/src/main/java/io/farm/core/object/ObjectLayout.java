@@ -84,6 +84,14 @@ public final class ObjectLayout {
     public static final long LOCK_MASK = (1L << LOCK_BITS) - 1;
     /** The largest version, 62 bits. */
     public static final long MAX_VERSION = -1L >>> LOCK_BITS;
+    /**
+     * The least time between two versions of one object: a writer installs at most one version
+     * of an object per this many nanoseconds (a commit takes at least a lock, a write and an
+     * unlock, and in the transaction protocol a message round trip). With it, line versions of
+     * one object repeat at most once per {@code 65,535 * MIN_VERSION_INTERVAL_NANOS}, which bounds
+     * how long a lock-free read may take ({@link LockFreeReads#MAX_READ_NANOS}).
+     */
+    public static final long MIN_VERSION_INTERVAL_NANOS = 1_000;
     /** The largest application size: what fits the largest size class. */
     public static final int MAX_APPLICATION_SIZE = largestApplicationSize(SizeClasses.MAX_SIZE);
 
@@ -199,7 +207,8 @@ public final class ObjectLayout {
      *   <li>the version word is set to {@code newVersion}, unlocked (release).</li>
      * </ol>
      * A reader whose copy of a line has the new line version sees the line's new bytes; one whose
-     * copy of a line has the old line version copied it before the line was marked.
+     * copy of a line has the old line version copied it before the line was marked. Writers of
+     * one object call this at most once per {@link #MIN_VERSION_INTERVAL_NANOS}.
      *
      * @param storedSize the object's stored size, which must hold {@code applicationSize}
      * @throws IllegalArgumentException if the sizes do not fit, or {@code newVersion} is not a
