@@ -270,7 +270,8 @@ public final class LockFreeReads {
             }
             if (now - startedAt > RETRY_TIMEOUT_NANOS) {
                 fail(new LockFreeReadTimeoutException(address, "no consistent copy in " + reads + " fabric reads over "
-                    + (now - startedAt) + " ns (at most " + RETRY_TIMEOUT_NANOS + " ns)"));
+                    + (now - startedAt) + " ns (at most " + RETRY_TIMEOUT_NANOS + " ns): the object stays locked, or "
+                    + size + " bytes is not its size and the copy takes in lines of the next object"));
                 return;
             }
             long range = Math.min(MAX_BACKOFF_NANOS, MIN_BACKOFF_NANOS << Math.min(reads - 1, 16));

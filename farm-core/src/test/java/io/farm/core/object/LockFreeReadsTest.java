@@ -179,6 +179,19 @@ class LockFreeReadsTest {
     }
 
     @Test
+    void aReadThatFindsNoConsistentCopyRetriesUntilTheRetryTimeoutAndFails() throws Exception {
+        long address = allocate(1, 200);
+        write(1, address, 200, bytesOf(9, 200), 9);
+        MemorySegment region = cluster.node(1).region(GlobalAddress.regionId(address)).memory();
+        long offset = GlobalAddress.offset(address);
+        region.set(ValueLayout.JAVA_SHORT, offset + 2 * ObjectLayout.LINE, ObjectLayout.BEING_WRITTEN);
+
+        ExecutionException aborted = assertThrows(ExecutionException.class, () -> read(op -> reads.lockFreeRead(op, address, 200)));
+        LockFreeReadTimeoutException timeout = assertInstanceOf(LockFreeReadTimeoutException.class, aborted.getCause());
+        assertTrue(timeout.getMessage().contains("no consistent copy"), timeout.getMessage());
+    }
+
+    @Test
     void badAddressesAndSizesAreRefusedWithWhatIsAccepted() throws Exception {
         long object = allocate(1, 100);
         int regionId = GlobalAddress.regionId(object);
