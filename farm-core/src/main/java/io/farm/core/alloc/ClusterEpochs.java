@@ -55,10 +55,12 @@ import static io.farm.core.rpc.RpcMessageDescriptor.STATIC_CONFIGURATION;
  * and the next advance opens when the outstanding one completes: at most one advance of a node is
  * in flight, however often its allocator asks.
  *
- * <p><b>Limits.</b> Operations that span event-loop steps (a lock-free read waiting for its
- * fabric completion, a transaction) are not yet held back: when they arrive they must bracket
- * themselves so that their worker does not acknowledge an epoch while they run (FaRM's
- * {@code lockFreeStart/End}). A member that never acknowledges (dead, or a worker that never
+ * <p><b>Operations that span event-loop steps</b> (a lock-free read waiting for its fabric
+ * completion, a transaction) bracket themselves with {@link #hold} and {@link #release} (FaRM's
+ * {@code lockFreeStart/End}): while a worker holds, it adopts no newer epoch, so no advance it
+ * has not passed completes.
+ *
+ * <p><b>Limits.</b> A member that never acknowledges (dead, or a worker that never
  * returns) stops {@code safe()}: removing it from the configuration is recovery's job, with the
  * leases that bound how long a suspect member may still be running (a later issue).
  */
@@ -73,6 +75,8 @@ public final class ClusterEpochs implements ReclamationEpochs {
     private final int self;
     /** Worker w's local epoch; written by worker w only, with volatile semantics (see {@link #adopt}). */
     private final AtomicLongArray workerEpochs;
+    /** Worker w's open {@link #hold}s; touched by worker w only. */
+    private final int[] holds;
     /** By member: the newest epoch of this node that it acknowledged; monotonic, written under {@link #lock}. */
     private final AtomicLongArray acknowledged;
     /** Epoch-message staging per worker (each worker writes only its own); native. */
@@ -99,6 +103,7 @@ public final class ClusterEpochs implements ReclamationEpochs {
         this.self = node.id();
         int threads = node.config().threads();
         this.workerEpochs = new AtomicLongArray(threads);
+        this.holds = new int[threads];
         this.acknowledged = new AtomicLongArray(node.config().size());
         this.messages = new MemorySegment[threads];
         for (int w = 0; w < threads; w++) {
@@ -187,10 +192,46 @@ public final class ClusterEpochs implements ReclamationEpochs {
         return acknowledged.get(member);
     }
 
+    /**
+     * Holds {@code worker} in its local epoch until the matching {@link #release}: an operation
+     * that spans event-loop steps starts. Holds nest. On the worker's thread only.
+     *
+     * @throws IllegalStateException if called off {@code worker}'s thread or with another node's worker
+     */
+    public void hold(NodeWorker worker) {
+        requireOwnWorker(worker, "hold");
+        holds[worker.index()]++;
+    }
+
+    /**
+     * Ends one {@link #hold} of {@code worker}; after the last, it adopts the node's epoch again.
+     *
+     * @throws IllegalStateException if the worker holds nothing, or if called off its thread or
+     *                               with another node's worker
+     */
+    public void release(NodeWorker worker) {
+        requireOwnWorker(worker, "release");
+        if (holds[worker.index()] == 0) {
+            throw new IllegalStateException("worker " + worker.index() + " of node " + self
+                + " holds no epoch: every release follows a hold");
+        }
+        holds[worker.index()]--;
+    }
+
+    private void requireOwnWorker(NodeWorker worker, String operation) {
+        if (worker.node() != node || !worker.worker().inWorkerThread()) {
+            throw new IllegalStateException(operation + " must be called on the thread of a worker of node " + self
+                + " with that worker, not on " + Thread.currentThread().getName());
+        }
+    }
+
     /** Worker {@code worker}'s poller: adopts the node's epoch and completes the advances all workers have passed. */
     private int adopt(NodeWorker worker) {
         long epoch = current;
         int index = worker.index();
+        if (holds[index] > 0) {
+            return 0;
+        }
         if (workerEpochs.getPlain(index) == epoch) {
             return 0;
         }

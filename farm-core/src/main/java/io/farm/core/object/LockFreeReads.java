@@ -1,0 +1,309 @@
+package io.farm.core.object;
+
+import io.farm.alloc.ObjectHeader;
+import io.farm.core.addr.GlobalAddress;
+import io.farm.core.addr.RegionId;
+import io.farm.core.alloc.ClusterEpochs;
+import io.farm.core.cluster.Node;
+import io.farm.core.cluster.NodeWorker;
+import io.farm.core.fabric.Capability;
+import io.farm.core.fabric.Completion;
+import io.farm.core.fabric.FabricException;
+import io.farm.core.fabric.UnregisteredRegionException;
+import io.farm.core.placement.PlacementRing;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.util.SplittableRandom;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.RejectedExecutionException;
+
+/**
+ * Lock-free reads of objects (FaRM NSDI'14 §3.5, DESIGN §6) for code running on the workers of
+ * one node: {@link #lockFreeStart}, any number of {@link #lockFreeRead}s, {@link #lockFreeEnd}.
+ *
+ * <p><b>A read</b> copies the whole stored object from its region's primary with one fabric
+ * read (line-consistent, DESIGN §4.2; a region of this node takes the same path through the
+ * port) and accepts the copy iff its slot holds the expected incarnation, allocated, and
+ * {@link ObjectLayout#isConsistent} holds: not exclusively locked, every line at the header's
+ * line version. Otherwise it reads again after a randomized backoff, waited for on the worker
+ * (the read re-queues itself as a continuation until its time has come; the worker never
+ * blocks). The stage completes on the issuing worker with an {@link ObjectBuffer} that tells
+ * how many fabric reads it took, or fails with:
+ * <ul>
+ *   <li>{@link ObjectFreedException}: the slot is free, or (with a {@link FatPointer}) at
+ *       another incarnation: the object was freed;</li>
+ *   <li>{@link LockFreeReadTimeoutException}: a fabric read took longer than
+ *       {@link #MAX_READ_NANOS}, or no consistent copy came within {@link #RETRY_TIMEOUT_NANOS};</li>
+ *   <li>the {@link FabricException} of a failed fabric read (an unreachable primary).</li>
+ * </ul>
+ *
+ * <p><b>The read bound.</b> Line versions are the low 16 bits of the version, so a copy whose
+ * lines all carry the header's line version could still mix two versions 65,535 apart. Writers
+ * install at most one version of an object per {@link ObjectLayout#MIN_VERSION_INTERVAL_NANOS}
+ * (1 µs), so two versions with equal line versions are at least 65,535 µs apart. A fabric read
+ * is timed from before it is issued to its completion on the worker, which contains the copy;
+ * a read that took longer than half of that, {@value #MAX_READ_NANOS} ns, is aborted. The
+ * factor 2 is the margin for the clocks of reader and writer (FaRM's weak bound on clock
+ * drift; on one host they are the same clock).
+ *
+ * <p><b>Bad input</b> is refused at once, before anything is read: an address in no data region
+ * of the cluster (region 0, a system region, a ring the cluster lacks) or in a region its
+ * primary does not hold, one not on a 64-byte boundary, a size out of range or one whose stored
+ * object would end past the region ({@link IllegalArgumentException}); a closed operation, or a
+ * call off the operation's worker thread ({@link IllegalStateException}).
+ */
+public final class LockFreeReads {
+    /** The longest a fabric read of a lock-free read may take; see the class comment. */
+    public static final long MAX_READ_NANOS = 65_535 * ObjectLayout.MIN_VERSION_INTERVAL_NANOS / 2;
+    /** The longest a lock-free read may retry before it is aborted. */
+    public static final long RETRY_TIMEOUT_NANOS = 1_000_000_000L;
+    /** The first backoff after an inconsistent copy is drawn from 0 .. this; each retry doubles it. */
+    public static final long MIN_BACKOFF_NANOS = 500;
+    /** The largest backoff range. */
+    public static final long MAX_BACKOFF_NANOS = 64_000;
+
+    private static final long NO_INCARNATION = -1;
+
+    private final Node node;
+    private final ClusterEpochs epochs;
+    private final PlacementRing placement;
+    /** Worker w's random source for backoffs; used by worker w only. */
+    private final SplittableRandom[] randoms;
+
+    /**
+     * Lock-free reads for the workers of {@code node}, holding epochs with {@code epochs} (the
+     * node's).
+     *
+     * @throws IllegalArgumentException if {@code epochs} are another node's
+     */
+    public LockFreeReads(Node node, ClusterEpochs epochs) {
+        if (epochs.node() != node) {
+            throw new IllegalArgumentException("the epochs of node " + epochs.node().id() + " cannot hold the workers of node "
+                + node.id());
+        }
+        this.node = node;
+        this.epochs = epochs;
+        this.placement = node.config().placement();
+        int threads = node.config().threads();
+        this.randoms = new SplittableRandom[threads];
+        SplittableRandom seeds = new SplittableRandom();
+        for (int w = 0; w < threads; w++) {
+            randoms[w] = seeds.split();
+        }
+    }
+
+    /**
+     * Opens a lock-free operation on {@code worker}: from now until {@link #lockFreeEnd} the
+     * worker holds its epoch.
+     *
+     * @throws IllegalStateException if called off {@code worker}'s thread or with another node's worker
+     */
+    public LockFreeOperation lockFreeStart(NodeWorker worker) {
+        requireOwnWorker(worker, "lockFreeStart");
+        epochs.hold(worker);
+        return new LockFreeOperation(worker);
+    }
+
+    /**
+     * Closes {@code operation}: its worker releases its epoch. The buffers its reads returned stay
+     * readable, but nothing they hold may be relied on afterwards without another read.
+     *
+     * @throws IllegalStateException if it is closed already, has reads outstanding, or is called
+     *                               off its worker's thread
+     */
+    public void lockFreeEnd(LockFreeOperation operation) {
+        requireOpen(operation, "lockFreeEnd");
+        if (operation.outstanding() > 0) {
+            throw new IllegalStateException("lockFreeEnd with " + operation.outstanding()
+                + " reads outstanding: end an operation once its reads completed");
+        }
+        operation.close();
+        epochs.release(operation.worker());
+    }
+
+    /**
+     * Reads the object of {@code size} application bytes at {@code address}, which must be
+     * allocated, whatever its incarnation. See the class comment.
+     *
+     * @throws IllegalArgumentException on bad input (see the class comment); nothing is read
+     * @throws IllegalStateException    if {@code operation} is closed or this is called off its worker's thread
+     */
+    public CompletionStage<ObjectBuffer> lockFreeRead(LockFreeOperation operation, long address, int size) {
+        return read(operation, address, size, NO_INCARNATION);
+    }
+
+    /**
+     * Reads the object {@code pointer} points to, which must be allocated at the pointer's
+     * incarnation. See the class comment.
+     *
+     * @throws IllegalArgumentException on bad input (see the class comment); nothing is read
+     * @throws IllegalStateException    if {@code operation} is closed or this is called off its worker's thread
+     */
+    public CompletionStage<ObjectBuffer> lockFreeRead(LockFreeOperation operation, FatPointer pointer) {
+        return read(operation, pointer.address(), pointer.size(), pointer.incarnation());
+    }
+
+    /** The node whose workers read. */
+    public Node node() {
+        return node;
+    }
+
+    private CompletionStage<ObjectBuffer> read(LockFreeOperation operation, long address, int size, long incarnation) {
+        requireOpen(operation, "lockFreeRead");
+        if (size < 0 || size > ObjectLayout.MAX_APPLICATION_SIZE) {
+            throw new IllegalArgumentException("lock-free read of " + GlobalAddress.toString(address) + ": size " + size
+                + " out of range: 0.." + ObjectLayout.MAX_APPLICATION_SIZE);
+        }
+        int storedSize = ObjectLayout.storedSize(size);
+        Capability capability = capabilityOf(operation.worker(), address);
+        long offset = GlobalAddress.offset(address) & 0xFFFF_FFFFL;
+        if (offset % ObjectLayout.LINE != 0 || offset + storedSize > capability.size()) {
+            throw new IllegalArgumentException("lock-free read of " + GlobalAddress.toString(address) + ", size " + size
+                + ": objects start on a multiple of " + ObjectLayout.LINE + " bytes and end inside their region of "
+                + capability.size() + " bytes; this one would occupy bytes " + offset + ".." + (offset + storedSize - 1));
+        }
+        Read read = new Read(operation, capability, address, offset, size, storedSize, incarnation);
+        operation.readStarted();
+        try {
+            read.issue();
+        } catch (RuntimeException refused) {
+            operation.readDone();
+            throw refused;
+        }
+        return read.result;
+    }
+
+    private Capability capabilityOf(NodeWorker worker, long address) {
+        int regionId = GlobalAddress.regionId(address);
+        if (regionId == 0 || RegionId.isSystem(regionId) || RegionId.ring(regionId) >= placement.rings()) {
+            throw new IllegalArgumentException("lock-free read of " + GlobalAddress.toString(address)
+                + ": not an object address: region " + RegionId.toString(regionId) + " is no data region of cluster "
+                + node.config().name() + "; objects live in data regions, on rings 0.." + (placement.rings() - 1)
+                + ", region 0 excluded");
+        }
+        int primary = placement.primary(regionId);
+        try {
+            return worker.capability(primary, regionId);
+        } catch (UnregisteredRegionException missing) {
+            throw new IllegalArgumentException("lock-free read of " + GlobalAddress.toString(address) + ": region "
+                + RegionId.toString(regionId) + " does not exist: its primary, node " + primary + ", holds no such region",
+                missing);
+        }
+    }
+
+    private void requireOpen(LockFreeOperation operation, String call) {
+        requireOwnWorker(operation.worker(), call);
+        if (!operation.isOpen()) {
+            throw new IllegalStateException(call + " on a lock-free operation that ended: start another with lockFreeStart");
+        }
+    }
+
+    private void requireOwnWorker(NodeWorker worker, String call) {
+        if (worker.node() != node || !worker.worker().inWorkerThread()) {
+            throw new IllegalStateException(call + " must be called on the thread of a worker of node " + node.id()
+                + " with that worker, not on " + Thread.currentThread().getName());
+        }
+    }
+
+    /** One lock-free read: its attempts, each one fabric read, until one is accepted or it fails. */
+    private final class Read implements Completion, Runnable {
+        final CompletableFuture<ObjectBuffer> result = new CompletableFuture<>();
+        private final LockFreeOperation operation;
+        private final Capability capability;
+        private final long address;
+        private final long offset;
+        private final int size;
+        private final int storedSize;
+        private final long incarnation;
+        // Native, like every segment of farm's production code (docs/decisions.md, Benchmarks).
+        private final MemorySegment copy;
+        private final long startedAt = System.nanoTime();
+        private int reads;
+        private long issuedAt;
+        private long retryAt;
+
+        Read(LockFreeOperation operation, Capability capability, long address, long offset, int size, int storedSize,
+             long incarnation) {
+            this.operation = operation;
+            this.capability = capability;
+            this.address = address;
+            this.offset = offset;
+            this.size = size;
+            this.storedSize = storedSize;
+            this.incarnation = incarnation;
+            this.copy = Arena.ofAuto().allocate(storedSize, ObjectLayout.LINE);
+        }
+
+        void issue() {
+            reads++;
+            issuedAt = System.nanoTime();
+            operation.worker().port().read(capability, offset, storedSize, copy, 0, this);
+        }
+
+        @Override
+        public void complete(FabricException failure) {
+            if (failure != null) {
+                fail(failure);
+                return;
+            }
+            long now = System.nanoTime();
+            if (now - issuedAt > MAX_READ_NANOS) {
+                fail(new LockFreeReadTimeoutException(address, "fabric read " + reads + " took " + (now - issuedAt)
+                    + " ns, longer than the " + MAX_READ_NANOS + " ns in which 16-bit line versions cannot wrap"));
+                return;
+            }
+            long word = copy.get(ValueLayout.JAVA_LONG, ObjectLayout.INCARNATION_OFFSET);
+            if (!ObjectHeader.isAllocated(word)
+                || incarnation != NO_INCARNATION && ObjectHeader.incarnation(word) != incarnation) {
+                // Incarnations only grow: a copy that shows a free or a later incarnation proves a free,
+                // consistent or not.
+                fail(new ObjectFreedException(address, incarnation, word));
+                return;
+            }
+            if (ObjectLayout.isConsistent(copy, 0, storedSize)) {
+                operation.readDone();
+                result.complete(new ObjectBuffer(address, size, copy, reads));
+                return;
+            }
+            if (now - startedAt > RETRY_TIMEOUT_NANOS) {
+                fail(new LockFreeReadTimeoutException(address, "no consistent copy in " + reads + " fabric reads over "
+                    + (now - startedAt) + " ns (at most " + RETRY_TIMEOUT_NANOS + " ns): the object stays locked, or "
+                    + size + " bytes is not its size and the copy takes in lines of the next object"));
+                return;
+            }
+            long range = Math.min(MAX_BACKOFF_NANOS, MIN_BACKOFF_NANOS << Math.min(reads - 1, 16));
+            retryAt = now + randoms[operation.worker().index()].nextLong(range + 1);
+            waitOnWorker();
+        }
+
+        /** The backoff: runs on the worker, once per step, until the retry is due. */
+        @Override
+        public void run() {
+            if (System.nanoTime() - retryAt < 0) {
+                waitOnWorker();
+                return;
+            }
+            try {
+                issue();
+            } catch (RuntimeException refused) {
+                fail(refused);
+            }
+        }
+
+        private void waitOnWorker() {
+            try {
+                operation.worker().worker().execute(this);
+            } catch (RejectedExecutionException stopping) {
+                fail(stopping);
+            }
+        }
+
+        private void fail(Throwable failure) {
+            operation.readDone();
+            result.completeExceptionally(failure);
+        }
+    }
+}
