@@ -66,7 +66,7 @@ final class DependencyGraph {
         Arrays.fill(seenBy, -1);
         int[] queue = new int[nodes];
         List<Cycle> cycles = new ArrayList<>();
-        // Transaction nodes come first, so the first node met of a component is its lowest transaction.
+        // Transaction nodes come first: each witness starts at its component's first transaction.
         for (int v = 0; v < transactions.length; v++) {
             int c = component[v];
             if (componentSize[c] > 1 && !witnessed[c]) {

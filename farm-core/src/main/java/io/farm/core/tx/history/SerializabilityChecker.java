@@ -31,10 +31,12 @@ import java.util.List;
  *       points exists exactly when T1 committed before T2 started, with 3n edges.</li>
  * </ul>
  * A history is serializable iff this graph is acyclic. The checker finds the strongly connected
- * components (Tarjan, iterative) and reports, for each component that has a cycle, the shortest
- * cycle through its lowest-numbered transaction as a witness; any cycle of the graph lies in one
- * of these components, so none goes unreported. The work is linear in reads, writes and
- * transactions, plus a sort by commit time.
+ * components (Tarjan, iterative) and reports, for each component that has a cycle, one witness:
+ * a shortest cycle (counting real-time points) through the component's first transaction in the
+ * history's order. Any cycle of the graph lies in one of these components, so every violation is
+ * reported, and the count is the number of independent (disjoint) cyclic components, not of all
+ * cycles, which may be exponentially many. The work is linear in reads, writes and transactions,
+ * plus a sort by commit time.
  *
  * <p><b>Impossible histories</b> are reported too: a version installed twice (the initial state
  * counting as its first writer), and a version read or overwritten that nobody wrote and that is
