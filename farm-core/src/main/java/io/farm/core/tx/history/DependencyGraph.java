@@ -16,6 +16,7 @@ import java.util.List;
  * real-time edge between the transactions at its ends.
  */
 final class DependencyGraph {
+    private static final DependencyKind[] KINDS = DependencyKind.values();
     private final CommittedTransaction[] transactions;
     private final int nodes;
     /** Edges of node v: positions offsets[v] .. offsets[v + 1] - 1 of the arrays below. */
@@ -127,7 +128,7 @@ final class DependencyGraph {
                 e = path.get(++i);
                 to = targets[e];
             }
-            DependencyKind kind = DependencyKind.values()[kinds[e]];
+            DependencyKind kind = KINDS[kinds[e]];
             dependencies.add(kind == DependencyKind.REAL_TIME
                 ? new Dependency(transactions[from], transactions[to], kind, GlobalAddress.NULL, -1)
                 : new Dependency(transactions[from], transactions[to], kind, addresses[e], versions[e]));

@@ -14,8 +14,10 @@ import java.util.concurrent.CopyOnWriteArrayList;
  * <p><b>Memory bound.</b> Each recording thread keeps at most {@code perThreadCapacity}
  * transactions; a buffer grows in chunks of 1,024 references as it fills. Beyond the bound,
  * further commits of that thread are counted as dropped, not stored, and the {@link History}
- * reports itself incomplete. Memory is therefore at most threads x perThreadCapacity records,
- * each about 48 bytes plus 16 bytes per read and 24 per write. Cycles found in an incomplete
+ * reports itself incomplete. A buffer lives as long as the recorder and there is one per thread
+ * that ever recorded (meant for long-lived worker threads, not one virtual thread per
+ * transaction), so memory is at most threads x perThreadCapacity records, each about 48 bytes
+ * plus 16 bytes per read and 24 per write. Cycles found in an incomplete
  * history are still real violations (every edge between recorded transactions is exact); only
  * reads of versions that nobody recorded writing are no longer reported.
  *
