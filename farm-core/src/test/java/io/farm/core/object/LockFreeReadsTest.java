@@ -235,22 +235,26 @@ class LockFreeReadsTest {
         epochs0.requestAdvance();
         long current = epochs0.current();
         assertTrue(current > held);
-        passTwoSteps(node);
+        passAStepWithItsPollers(node);
         assertEquals(held, epochs0.workerEpoch(0), "a worker with an open lock-free operation adopted a newer epoch");
 
         await(node.submit(0, w -> {
             reads.lockFreeEnd(open);
             return CompletableFuture.completedFuture(null);
         }));
-        passTwoSteps(node);
+        passAStepWithItsPollers(node);
         assertTrue(epochs0.workerEpoch(0) >= current, "the worker did not adopt the epoch once its operation ended");
     }
 
-    /** Lets worker 0 of {@code node} run at least one whole step (its pollers included) from now on. */
-    private static void passTwoSteps(Node node) throws Exception {
-        for (int i = 0; i < 2; i++) {
-            await(node.submit(0, w -> CompletableFuture.completedFuture(null)));
-        }
+    /**
+     * Lets worker 0 of {@code node} run at least one whole step, its pollers included, from now on:
+     * a task handed over now schedules a continuation, which runs in a later step, after that
+     * step's pollers (a second task handed over at once could run in the same step as the first).
+     */
+    private static void passAStepWithItsPollers(Node node) throws Exception {
+        CompletableFuture<Void> passed = new CompletableFuture<>();
+        node.workers().execute(0, () -> node.workers().worker(0).execute(() -> passed.complete(null)));
+        passed.get(30, TimeUnit.SECONDS);
     }
 
     private static void assertRefused(long address, int size, String expected) {
