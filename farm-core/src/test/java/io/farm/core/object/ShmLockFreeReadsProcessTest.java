@@ -68,7 +68,7 @@ class ShmLockFreeReadsProcessTest {
     final NodeJvms jvms = new NodeJvms();
 
     @Test
-    void readsRacingAnotherProcessesCommitsAreNeverTornAndAFreedObjectIsRefused() throws Exception {
+    void readsRacingTheCommitsOfAnotherProcessAreNeverTornAndAFreedObjectIsRefused() throws Exception {
         ClusterConfig config = ClusterConfig.builder()
             .name("lock-free")
             .memberCount(2)
@@ -107,6 +107,7 @@ class ShmLockFreeReadsProcessTest {
                 assertEquals(0, tally.torn, tally::toString);
                 assertEquals(0, tally.backwards, tally::toString);
                 assertEquals(READS_PER_OBJECT, tally.checked + tally.aborted, tally::toString);
+                // Not a timing: the writer commits without pause from before the first read to after the last.
                 assertTrue(tally.versionChanges > 0, () -> "the writer never committed between two reads: " + tally);
             }
 
@@ -185,17 +186,21 @@ class ShmLockFreeReadsProcessTest {
             LockFreeOperation op = reads.lockFreeStart(worker);
             try {
                 reads.lockFreeRead(op, tally.object).whenComplete((buffer, failure) -> {
-                    reads.lockFreeEnd(op);
-                    if (failure instanceof LockFreeReadTimeoutException) {
-                        tally.aborted++;
-                    } else if (failure != null) {
-                        done.completeExceptionally(failure);
-                        return;
-                    } else {
-                        tally.check(buffer);
+                    try {
+                        reads.lockFreeEnd(op);
+                        if (failure instanceof LockFreeReadTimeoutException) {
+                            tally.aborted++;
+                        } else if (failure != null) {
+                            done.completeExceptionally(failure);
+                            return;
+                        } else {
+                            tally.check(buffer);
+                        }
+                        // In a later step of the worker: a read that completes at once does not recurse.
+                        worker.worker().execute(this::readNext);
+                    } catch (RuntimeException | AssertionError broken) {
+                        done.completeExceptionally(broken);
                     }
-                    // In a later step of the worker: a read that completes at once does not recurse.
-                    worker.worker().execute(this::readNext);
                 });
             } catch (RuntimeException refused) {
                 reads.lockFreeEnd(op);
