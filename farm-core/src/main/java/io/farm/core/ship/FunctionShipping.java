@@ -163,6 +163,7 @@ public final class FunctionShipping {
      * @throws IllegalArgumentException if the address is in no data region of the cluster, the id
      *                                  is out of range, or the message exceeds {@link #maxMessageLength()}
      * @throws IllegalStateException    if called off {@code worker}'s thread or with another node's worker
+     * @throws IndexOutOfBoundsException if {@code offset} and {@code length} are not within {@code message}
      */
     public CompletionStage<byte[]> msgSend(NodeWorker worker, long address, int id, MemorySegment message, long offset,
                                            int length) {
