@@ -350,6 +350,34 @@ class FunctionShippingTest {
         assertEquals(FunctionShipping.DEFAULT_TIMEOUT, shipping.timeout());
     }
 
+    @Test
+    void aRemoteHandlerThatNeverAnswersFailsTheSendAfterTheTimeout() throws Exception {
+        try (EmbeddedCluster pair = EmbeddedCluster.start(ClusterConfig.builder()
+            .name("silent")
+            .memberCount(2)
+            .fabric("local")
+            .threads(1)
+            .regionSize(1 << 20)
+            .dataDir(dataDir.resolve("silent"))
+            .build())) {
+            List<FunctionShipping> attached = new ArrayList<>();
+            for (Node node : pair.nodes()) {
+                FunctionShipping shipping = FunctionShipping.attach(node, Rpc.attach(node), Duration.ofMillis(100));
+                shipping.msgRegisterHandler(DESCRIBE, (worker, sender, address, message, offset, length) -> new CompletableFuture<>());
+                attached.add(shipping);
+            }
+            long ofNode1 = GlobalAddress.of(pair.config().placement().regionIdWithPrimary(1, random), 0);
+
+            ExecutionException failed = assertThrows(ExecutionException.class, () -> await(pair.node(0).submit(0, worker ->
+                attached.get(0).msgSend(worker, ofNode1, DESCRIBE, bytes("hello?")))));
+
+            RpcException timedOut = assertInstanceOf(RpcException.class, failed.getCause());
+            assertEquals(RpcException.Reason.TIMEOUT, timedOut.reason());
+            assertTrue(timedOut.getMessage().contains("RPC function-shipping to node 1") && timedOut.getMessage().contains(
+                "got no answer within PT0.1S"), timedOut.getMessage());
+        }
+    }
+
     /** Frames sent with the RPC layer directly: too short, for an address of another primary, for no object address. */
     @Test
     void malformedOrMisroutedShippedMessagesAreRefusedByTheReceiver() throws Exception {
