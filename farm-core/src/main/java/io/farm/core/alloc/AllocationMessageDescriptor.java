@@ -12,7 +12,8 @@ import java.nio.ByteOrder;
  * of its RPC methods (the bodies of {@link RpcMessageDescriptor}'s frames), and the payloads of
  * message-ring records ({@link io.farm.core.msg.RecordDescriptor}) of two system message types
  * for the epochs. Every field is little-endian at an offset that is a multiple of its size;
- * bytes marked zero are written zero and ignored on receipt.
+ * bytes marked zero are written zero and ignored on receipt. farm's RPC methods: 1-4 here,
+ * 5 function shipping's ({@link io.farm.core.ship.ShippedMessageDescriptor#SHIP}).
  *
  * <pre>
  *  arguments of REGION_CREATE (method {@value #REGION_CREATE})  result of REGION_CREATE
