@@ -29,6 +29,21 @@ public final class ObjectBuffer {
         this.reads = reads;
     }
 
+    /**
+     * A buffer over {@code stored}, a copy of the object at {@code address} in the stored layout
+     * at offset 0 (of at least {@code ObjectLayout.storedSize(size)} bytes), made by farm's
+     * transactions (a new object, a transaction's own view of an object it wrote); counts no read.
+     *
+     * @throws IllegalArgumentException if {@code stored} is too small for {@code size}
+     */
+    public static ObjectBuffer of(long address, int size, MemorySegment stored) {
+        if (stored.byteSize() < ObjectLayout.storedSize(size)) {
+            throw new IllegalArgumentException("a copy of " + stored.byteSize() + " bytes cannot hold an object of "
+                + size + " application bytes: it needs " + ObjectLayout.storedSize(size));
+        }
+        return new ObjectBuffer(address, size, stored, 0);
+    }
+
     /** The object's address. */
     public long address() {
         return address;
