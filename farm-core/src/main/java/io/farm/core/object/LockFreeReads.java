@@ -15,6 +15,8 @@ import io.farm.core.placement.PlacementRing;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.SplittableRandom;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -146,26 +148,72 @@ public final class LockFreeReads {
         return read(operation, pointer.address(), pointer.size(), pointer.incarnation());
     }
 
+    /**
+     * Reads {@code count} consecutive objects of an array (FaRM NSDI'14 §3.2: "efficient reads of
+     * consecutive elements in an array with a single RDMA"): elements of {@code elementSize}
+     * application bytes, each a whole object (its own header and line versions), stored back to
+     * back from {@code arrayAddress}; elements {@code first .. first + count - 1} are copied with
+     * one fabric read per attempt, and the copy is accepted when every element is consistent and
+     * allocated (any incarnation). The list holds one buffer per element, in order.
+     *
+     * @throws IllegalArgumentException on bad input (see the class comment; also a negative
+     *                                  {@code first} or a {@code count} below 1); nothing is read
+     * @throws IllegalStateException    if {@code operation} is closed or this is called off its worker's thread
+     */
+    public CompletionStage<List<ObjectBuffer>> lockFreeReadArray(LockFreeOperation operation, long arrayAddress,
+                                                                 int elementSize, int first, int count) {
+        if (first < 0 || count < 1) {
+            throw new IllegalArgumentException("lock-free read of elements " + first + ".." + (first + count - 1)
+                + " of the array at " + GlobalAddress.toString(arrayAddress) + ": accepted first >= 0 and count >= 1");
+        }
+        long stride = ObjectLayout.storedSize(checkSize(arrayAddress, elementSize));
+        if ((long) first * stride > Integer.MAX_VALUE) {
+            throw new IllegalArgumentException("element " + first + " of the array at " + GlobalAddress.toString(arrayAddress)
+                + " lies past any region");
+        }
+        long address = arrayAddress + first * stride;
+        Read read = prepare(operation, address, elementSize, count, NO_INCARNATION);
+        read.arrayResult = new CompletableFuture<>();
+        start(operation, read);
+        return read.arrayResult;
+    }
+
     /** The node whose workers read. */
     public Node node() {
         return node;
     }
 
     private CompletionStage<ObjectBuffer> read(LockFreeOperation operation, long address, int size, long incarnation) {
-        requireOpen(operation, "lockFreeRead");
+        Read read = prepare(operation, address, size, 1, incarnation);
+        read.result = new CompletableFuture<>();
+        start(operation, read);
+        return read.result;
+    }
+
+    private static int checkSize(long address, int size) {
         if (size < 0 || size > ObjectLayout.MAX_APPLICATION_SIZE) {
             throw new IllegalArgumentException("lock-free read of " + GlobalAddress.toString(address) + ": size " + size
                 + " out of range: 0.." + ObjectLayout.MAX_APPLICATION_SIZE);
         }
-        int storedSize = ObjectLayout.storedSize(size);
+        return size;
+    }
+
+    private Read prepare(LockFreeOperation operation, long address, int size, int count, long incarnation) {
+        requireOpen(operation, "lockFreeRead");
+        int storedSize = ObjectLayout.storedSize(checkSize(address, size));
         Capability capability = capabilityOf(operation.worker(), address);
         long offset = GlobalAddress.offset(address) & 0xFFFF_FFFFL;
-        if (offset % ObjectLayout.LINE != 0 || offset + storedSize > capability.size()) {
+        long length = (long) storedSize * count;
+        if (offset % ObjectLayout.LINE != 0 || offset + length > capability.size() || length > Integer.MAX_VALUE) {
             throw new IllegalArgumentException("lock-free read of " + GlobalAddress.toString(address) + ", size " + size
-                + ": objects start on a multiple of " + ObjectLayout.LINE + " bytes and end inside their region of "
-                + capability.size() + " bytes; this one would occupy bytes " + offset + ".." + (offset + storedSize - 1));
+                + (count > 1 ? " times " + count + " elements" : "") + ": objects start on a multiple of "
+                + ObjectLayout.LINE + " bytes and end inside their region of " + capability.size()
+                + " bytes; this read would take bytes " + offset + ".." + (offset + length - 1));
         }
-        Read read = new Read(operation, capability, address, offset, size, storedSize, incarnation);
+        return new Read(operation, capability, address, offset, size, storedSize, count, incarnation);
+    }
+
+    private static void start(LockFreeOperation operation, Read read) {
         operation.readStarted();
         try {
             read.issue();
@@ -173,7 +221,6 @@ public final class LockFreeReads {
             operation.readDone();
             throw refused;
         }
-        return read.result;
     }
 
     private Capability capabilityOf(NodeWorker worker, long address) {
@@ -208,15 +255,19 @@ public final class LockFreeReads {
         }
     }
 
-    /** One lock-free read: its attempts, each one fabric read, until one is accepted or it fails. */
+    /** One lock-free read of one object or of consecutive array elements: its attempts, each one fabric read. */
     private final class Read implements Completion, Runnable {
-        final CompletableFuture<ObjectBuffer> result = new CompletableFuture<>();
+        /** The stage of a single object's read, or null. */
+        CompletableFuture<ObjectBuffer> result;
+        /** The stage of an array read, or null. */
+        CompletableFuture<List<ObjectBuffer>> arrayResult;
         private final LockFreeOperation operation;
         private final Capability capability;
         private final long address;
         private final long offset;
         private final int size;
         private final int storedSize;
+        private final int count;
         private final long incarnation;
         // Native, like every segment of farm's production code (docs/decisions.md, Benchmarks).
         private final MemorySegment copy;
@@ -226,21 +277,22 @@ public final class LockFreeReads {
         private long retryAt;
 
         Read(LockFreeOperation operation, Capability capability, long address, long offset, int size, int storedSize,
-             long incarnation) {
+             int count, long incarnation) {
             this.operation = operation;
             this.capability = capability;
             this.address = address;
             this.offset = offset;
             this.size = size;
             this.storedSize = storedSize;
+            this.count = count;
             this.incarnation = incarnation;
-            this.copy = Arena.ofAuto().allocate(storedSize, ObjectLayout.LINE);
+            this.copy = Arena.ofAuto().allocate((long) storedSize * count, ObjectLayout.LINE);
         }
 
         void issue() {
             reads++;
             issuedAt = System.nanoTime();
-            operation.worker().port().read(capability, offset, storedSize, copy, 0, this);
+            operation.worker().port().read(capability, offset, storedSize * count, copy, 0, this);
         }
 
         @Override
@@ -255,17 +307,31 @@ public final class LockFreeReads {
                     + " ns, longer than the " + MAX_READ_NANOS + " ns in which 16-bit line versions cannot wrap"));
                 return;
             }
-            long word = copy.get(ValueLayout.JAVA_LONG, ObjectLayout.INCARNATION_OFFSET);
-            if (!ObjectHeader.isAllocated(word)
-                || incarnation != NO_INCARNATION && ObjectHeader.incarnation(word) != incarnation) {
-                // Incarnations only grow: a copy that shows a free or a later incarnation proves a free,
-                // consistent or not.
-                fail(new ObjectFreedException(address, incarnation, word));
-                return;
+            boolean consistent = true;
+            for (int i = 0; i < count; i++) {
+                long at = (long) i * storedSize;
+                long word = copy.get(ValueLayout.JAVA_LONG, at + ObjectLayout.INCARNATION_OFFSET);
+                if (!ObjectHeader.isAllocated(word)
+                    || incarnation != NO_INCARNATION && ObjectHeader.incarnation(word) != incarnation) {
+                    // Incarnations only grow: a copy that shows a free or a later incarnation proves a free,
+                    // consistent or not.
+                    fail(new ObjectFreedException(address + at, incarnation, word));
+                    return;
+                }
+                consistent &= ObjectLayout.isConsistent(copy, at, storedSize);
             }
-            if (ObjectLayout.isConsistent(copy, 0, storedSize)) {
+            if (consistent) {
                 operation.readDone();
-                result.complete(new ObjectBuffer(address, size, copy, reads));
+                if (result != null) {
+                    result.complete(new ObjectBuffer(address, size, copy, reads));
+                } else {
+                    List<ObjectBuffer> elements = new ArrayList<>(count);
+                    for (int i = 0; i < count; i++) {
+                        elements.add(new ObjectBuffer(address + (long) i * storedSize, size,
+                            copy.asSlice((long) i * storedSize, storedSize), reads));
+                    }
+                    arrayResult.complete(elements);
+                }
                 return;
             }
             if (now - startedAt > RETRY_TIMEOUT_NANOS) {
@@ -303,7 +369,11 @@ public final class LockFreeReads {
 
         private void fail(Throwable failure) {
             operation.readDone();
-            result.completeExceptionally(failure);
+            if (result != null) {
+                result.completeExceptionally(failure);
+            } else {
+                arrayResult.completeExceptionally(failure);
+            }
         }
     }
 }

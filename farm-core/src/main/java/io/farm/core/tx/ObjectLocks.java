@@ -95,6 +95,28 @@ final class ObjectLocks {
         return newVersion;
     }
 
+    /**
+     * Makes the header of a new array's element at {@code offset} (inside the array's one
+     * allocation, which the caller just allocated): the array's {@code incarnationWord} first
+     * (release), then the version word moved past whatever it held, unlocked, by compare-and-set
+     * once no stale locker (a transaction holding an address of the slot's former life, which the
+     * new incarnation makes fail) holds it. Returns the element's version.
+     */
+    static long formatElement(MemorySegment region, long offset, long incarnationWord) {
+        LONG.setRelease(region, offset + ObjectLayout.INCARNATION_OFFSET, incarnationWord);
+        while (true) {
+            long word = versionWord(region, offset);
+            if (ObjectLayout.lockMode(word) == ObjectLayout.UNLOCKED || ObjectLayout.lockMode(word) == 3) {
+                long version = ObjectLayout.nextVersion(ObjectLayout.version(word));
+                if (LONG.compareAndSet(region, offset + ObjectLayout.VERSION_OFFSET, word,
+                    ObjectLayout.versionWord(version, ObjectLayout.UNLOCKED))) {
+                    return version;
+                }
+            }
+            Thread.onSpinWait();
+        }
+    }
+
     /** The version word of the object at {@code offset}, read with acquire. */
     static long versionWord(MemorySegment region, long offset) {
         return (long) LONG.getAcquire(region, offset + ObjectLayout.VERSION_OFFSET);

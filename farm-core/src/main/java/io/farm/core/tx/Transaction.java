@@ -279,7 +279,147 @@ public final class Transaction {
     public void txFree(ObjectBuffer object) {
         requireOpen("txFree");
         TxObject known = ownObject(object, "txFree");
+        if (known.arrayElement) {
+            throw new IllegalArgumentException("txFree of " + GlobalAddress.toString(known.address)
+                + ": it is an element of an array; free the whole array with txFreeArray");
+        }
         known.flags = known.flags & TxRecordDescriptor.ALLOCATED | TxRecordDescriptor.FREED;
+    }
+
+    /**
+     * Allocates an array of {@code count} objects of {@code elementSize} application bytes each,
+     * stored back to back in one allocation (so that {@link #txReadArray} reads consecutive
+     * elements with one fabric read), on this node (FaRM NSDI'14 §3.2). The stage completes with
+     * the elements' buffers, zeros, in the write set like {@link #txAlloc}'s; element 0's address
+     * is the array's.
+     *
+     * @throws IllegalArgumentException if the array does not fit one allocation
+     *                                  ({@value io.farm.alloc.SizeClasses#MAX_SIZE} bytes stored), the
+     *                                  count is below 1, or the hint is no object address of this node
+     * @throws IllegalStateException    if the transaction is not open or this is called off its worker
+     */
+    public CompletionStage<List<ObjectBuffer>> txAllocArray(int elementSize, int count, long hintAddress) {
+        requireOpen("txAllocArray");
+        if (elementSize < 1 || elementSize > ObjectLayout.MAX_APPLICATION_SIZE || count < 1
+            || (long) ObjectLayout.storedSize(elementSize) * count > io.farm.alloc.SizeClasses.MAX_SIZE) {
+            throw new IllegalArgumentException("txAllocArray of " + count + " elements of " + elementSize
+                + " bytes: accepted 1 or more elements of 1.." + ObjectLayout.MAX_APPLICATION_SIZE
+                + " bytes whose stored sizes (" + (elementSize < 1 ? "?" : ObjectLayout.storedSize(
+                    Math.min(elementSize, ObjectLayout.MAX_APPLICATION_SIZE))) + " bytes each) add up to at most "
+                + io.farm.alloc.SizeClasses.MAX_SIZE);
+        }
+        if (hintAddress != 0 && transactions.primaryOf(hintAddress) != worker.node().id()) {
+            throw new IllegalArgumentException("txAllocArray near " + GlobalAddress.toString(hintAddress)
+                + ": arrays are allocated on the coordinating node, " + worker.node().id() + ", and the hint's primary is node "
+                + transactions.primaryOf(hintAddress) + "; ship the transaction there (msgSend) or allocate without a hint");
+        }
+        int stride = ObjectLayout.storedSize(elementSize);
+        outstanding++;
+        CompletableFuture<List<ObjectBuffer>> result = new CompletableFuture<>();
+        transactions.allocator().allocate(worker, stride * count, hintAddress).whenComplete((address, failure) -> {
+            outstanding--;
+            if (failure != null) {
+                result.completeExceptionally(state == State.OPEN ? failure : ended("an allocation failed"));
+                return;
+            }
+            if (state != State.OPEN) {
+                transactions.freeQuietly(worker, address);
+                result.completeExceptionally(ended("an allocation completed"));
+                return;
+            }
+            MemorySegment region = transactions.localRegion(address);
+            long first = GlobalAddress.offset(address) & 0xFFFF_FFFFL;
+            long incarnationWord = region.get(ValueLayout.JAVA_LONG, first + ObjectLayout.INCARNATION_OFFSET);
+            List<ObjectBuffer> elements = new ArrayList<>(count);
+            for (int i = 0; i < count; i++) {
+                long offset = first + (long) i * stride;
+                long version = i == 0 ? ObjectLayout.version(ObjectLocks.versionWord(region, offset))
+                    : ObjectLocks.formatElement(region, offset, incarnationWord);
+                MemorySegment stored = Arena.ofAuto().allocate(stride, ObjectLayout.LINE);
+                stored.set(ValueLayout.JAVA_LONG, ObjectLayout.VERSION_OFFSET,
+                    ObjectLayout.versionWord(version, ObjectLayout.UNLOCKED));
+                stored.set(ValueLayout.JAVA_LONG, ObjectLayout.INCARNATION_OFFSET, incarnationWord);
+                int flags = TxRecordDescriptor.ALLOCATED | TxRecordDescriptor.WRITE
+                    | (i == 0 ? 0 : TxRecordDescriptor.ARRAY_ELEMENT);
+                TxObject element = remember(ObjectBuffer.of(address + (long) i * stride, elementSize, stored), flags);
+                element.arrayElement = i > 0;
+                elements.add(element.buffer);
+            }
+            result.complete(elements);
+        });
+        return result;
+    }
+
+    /**
+     * Reads elements {@code first .. first + count - 1} of the array of {@code elementSize}-byte
+     * elements at {@code arrayAddress} with one fabric read (retried as a whole until every
+     * element is consistent); elements the transaction already read come from its view.
+     *
+     * @throws IllegalArgumentException as {@link #txRead(long, int)}, or for a bad range
+     * @throws IllegalStateException    as {@link #txRead(long, int)}
+     */
+    public CompletionStage<List<ObjectBuffer>> txReadArray(long arrayAddress, int elementSize, int first, int count) {
+        requireOpen("txReadArray");
+        CompletionStage<List<ObjectBuffer>> read =
+            transactions.reads().lockFreeReadArray(operation, arrayAddress, elementSize, first, count);
+        outstanding++;
+        CompletableFuture<List<ObjectBuffer>> result = new CompletableFuture<>();
+        read.whenComplete((buffers, readFailure) -> {
+            outstanding--;
+            if (state != State.OPEN) {
+                result.completeExceptionally(ended("a read completed"));
+            } else if (readFailure != null) {
+                result.completeExceptionally(abortNow(abortFor(arrayAddress, readFailure)));
+            } else {
+                List<ObjectBuffer> elements = new ArrayList<>(buffers.size());
+                for (ObjectBuffer buffer : buffers) {
+                    TxObject known = objects.get(buffer.address());
+                    if (known != null && known.size != elementSize) {
+                        result.completeExceptionally(new IllegalArgumentException("txReadArray: element "
+                            + GlobalAddress.toString(buffer.address()) + " was read by this transaction with size "
+                            + known.size + ", not " + elementSize));
+                        return;
+                    }
+                    TxObject element = remember(buffer, 0);
+                    element.arrayElement |= buffer.address() != arrayAddress;
+                    elements.add(element.buffer);
+                }
+                result.complete(elements);
+            }
+        });
+        return result;
+    }
+
+    /**
+     * Frees, at commit, the array whose elements are {@code elements} (every element, in order,
+     * as {@link #txAllocArray} or {@link #txReadArray} returned them): element 0's allocation,
+     * and every element's incarnation, so fat pointers to any element fail.
+     *
+     * @throws IllegalArgumentException if the transaction did not read an element, or they are not one array's
+     * @throws IllegalStateException    if the transaction is not open or this is called off its worker
+     */
+    public void txFreeArray(List<ObjectBuffer> elements) {
+        requireOpen("txFreeArray");
+        if (elements.isEmpty()) {
+            throw new IllegalArgumentException("txFreeArray of no elements: pass every element of the array");
+        }
+        List<TxObject> known = new ArrayList<>(elements.size());
+        long stride = ObjectLayout.storedSize(elements.get(0).size());
+        for (int i = 0; i < elements.size(); i++) {
+            TxObject object = ownObject(elements.get(i), "txFreeArray");
+            if (object.size != elements.get(0).size() || object.address != elements.get(0).address() + i * stride) {
+                throw new IllegalArgumentException("txFreeArray: element " + i + " at "
+                    + GlobalAddress.toString(object.address) + " does not follow element 0 at "
+                    + GlobalAddress.toString(elements.get(0).address()) + " in an array of " + elements.get(0).size()
+                    + "-byte elements");
+            }
+            known.add(object);
+        }
+        for (int i = 0; i < known.size(); i++) {
+            TxObject object = known.get(i);
+            object.flags = object.flags & TxRecordDescriptor.ALLOCATED | TxRecordDescriptor.FREED
+                | (i == 0 ? 0 : TxRecordDescriptor.ARRAY_ELEMENT);
+        }
     }
 
     /**
@@ -600,8 +740,8 @@ public final class Transaction {
             ObjectLocks.makeExclusive(region, offset, object.readVersion);
             transactions.pacing().awaitTurn(object.address);
             if ((object.flags & TxRecordDescriptor.FREED) != 0) {
-                coordinator.participant().freeLocked(object.address);
-                ObjectLocks.bumpAndUnlock(region, offset, object.readVersion);
+                coordinator.participant().installFree(region, object.address, object.readVersion,
+                    object.newIncarnationWord(), object.flags);
             } else {
                 MemorySegment value = coordinator.scratch(object.size);
                 ObjectLayout.toApplication(object.buffer.stored(), 0, value, 0, object.size);
@@ -694,7 +834,9 @@ public final class Transaction {
         state = end;
         if (end == State.ABORTED) {
             for (TxObject object : order) {
-                if ((object.flags & TxRecordDescriptor.ALLOCATED) != 0) {
+                // An array is one allocation, freed with its element 0.
+                if ((object.flags & (TxRecordDescriptor.ALLOCATED | TxRecordDescriptor.ARRAY_ELEMENT))
+                    == TxRecordDescriptor.ALLOCATED) {
                     transactions.freeQuietly(worker, object.address);
                 }
             }

@@ -20,6 +20,8 @@ final class TxObject {
     final long readIncarnationWord;
     /** {@link TxRecordDescriptor#WRITE}, {@link TxRecordDescriptor#ALLOCATED}, {@link TxRecordDescriptor#FREED}. */
     int flags;
+    /** Whether the transaction knows this is element 1 or later of an array (allocated or read as one). */
+    boolean arrayElement;
 
     TxObject(long address, int size, int primary, ObjectBuffer buffer, int flags) {
         this.address = address;

@@ -175,9 +175,7 @@ final class TxParticipant implements LogHandler {
         long offset = objectOffset(address);
         transactions.pacing().awaitTurn(address);
         if ((flags & FREED) != 0) {
-            // Freed while still locked, so that nobody locks and writes a free slot.
-            freeLocked(address);
-            ObjectLocks.bumpAndUnlock(region, offset, readVersion);
+            installFree(region, address, readVersion, TxRecordDescriptor.entryIncarnation(record, entry), flags);
         } else {
             ObjectLocks.install(region, offset, ObjectLayout.storedSize(size), readVersion,
                 TxRecordDescriptor.entryIncarnation(record, entry), record, entry + TxRecordDescriptor.ENTRY_DATA_OFFSET,
@@ -185,8 +183,23 @@ final class TxParticipant implements LogHandler {
         }
     }
 
-    /** Frees, in this node's allocator, an object this worker holds locked (its region's primary is this node). */
-    void freeLocked(long address) {
+    /**
+     * Frees an object this worker holds exclusively locked (its region's primary is this node),
+     * then unlocks it at the next version: an object or an array's element 0 in the allocator
+     * while still locked, so that nobody locks and writes a free slot; an array's later element
+     * by its incarnation word ({@code incarnationWord}, the next free word).
+     */
+    void installFree(MemorySegment region, long address, long readVersion, long incarnationWord, int flags) {
+        long offset = objectOffset(address);
+        if ((flags & TxRecordDescriptor.ARRAY_ELEMENT) != 0) {
+            region.set(ValueLayout.JAVA_LONG, offset + ObjectLayout.INCARNATION_OFFSET, incarnationWord);
+        } else {
+            freeLocked(address);
+        }
+        ObjectLocks.bumpAndUnlock(region, offset, readVersion);
+    }
+
+    private void freeLocked(long address) {
         NodeAllocator allocator = transactions.allocator();
         allocator.free(worker, address).whenComplete((ignored, failure) -> {
             if (failure != null) {

@@ -33,7 +33,8 @@ import java.lang.foreign.ValueLayout;
  *                 ObjectLayout.nextVersion
  *   read incarnation word: the incarnation word the transaction read; the lock checks it
  *   new incarnation word: the object's incarnation word after the commit
- *   flags: WRITE (the bytes follow), ALLOCATED (allocated by the transaction), FREED
+ *   flags: WRITE (the bytes follow), ALLOCATED (allocated by the transaction), FREED,
+ *          ARRAY_ELEMENT (element 1 or later of an array)
  *
  *  LOCK reply message: header (n = m = 0), then
  *   24        28        32
@@ -105,7 +106,13 @@ public final class TxRecordDescriptor {
     public static final int ALLOCATED = 2;
     /** Entry flag: the transaction frees the object. */
     public static final int FREED = 4;
-    private static final int FLAGS = WRITE | ALLOCATED | FREED;
+    /**
+     * Entry flag: the object is element 1 or later of an array (one allocation, see
+     * {@link Transaction#txAllocArray}); its free changes its header only, the allocator frees the
+     * array with element 0.
+     */
+    public static final int ARRAY_ELEMENT = 8;
+    private static final int FLAGS = WRITE | ALLOCATED | FREED | ARRAY_ELEMENT;
 
     /** Offset of the status in a LOCK reply. */
     public static final int REPLY_STATUS_OFFSET = HEADER_LENGTH;

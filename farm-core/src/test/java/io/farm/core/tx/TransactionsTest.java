@@ -337,4 +337,75 @@ class TransactionsTest {
         assertNotEquals(0, cluster.farm(1).transactions().stats().aborted(AbortReason.CONFLICT));
         assertFalse(cluster.farm(1).transactions().stats().committed() == 0);
     }
+
+    @Test
+    void anArrayIsReadWithOneFabricReadPerRangeAndFreedAsAWhole() throws Exception {
+        int elementSize = 100;
+        long array = cluster.execute(1, 0, tx -> tx.txAllocArray(elementSize, 5, 0).thenApply(elements -> {
+            for (int i = 0; i < elements.size(); i++) {
+                tx.txWrite(elements.get(i), bytes(i, elementSize));
+            }
+            return elements.get(0).address();
+        }));
+        List<ObjectBuffer> range = cluster.on(0, 0, w -> {
+            var reads = cluster.farm(0).reads();
+            var operation = reads.lockFreeStart(w);
+            return reads.lockFreeReadArray(operation, array, elementSize, 1, 3).whenComplete((ignored, failure) ->
+                reads.lockFreeEnd(operation));
+        });
+        assertEquals(3, range.size());
+        for (int i = 0; i < 3; i++) {
+            assertArrayEquals(bytes(i + 1, elementSize), range.get(i).toByteArray());
+            assertEquals(1, range.get(i).reads());
+        }
+        byte[] second = cluster.execute(2, 1, tx -> tx.txReadArray(array, elementSize, 0, 5).thenApply(elements -> {
+            tx.txWrite(elements.get(2), bytes(42, elementSize));
+            return elements.get(1).toByteArray();
+        }));
+        assertArrayEquals(bytes(1, elementSize), second);
+        assertArrayEquals(bytes(42, elementSize), cluster.read(0, array + 2L * ObjectLayout.storedSize(elementSize),
+            elementSize));
+
+        FatPointer third = range.get(1).fatPointer();
+        cluster.execute(0, 0, tx -> tx.txReadArray(array, elementSize, 0, 5).thenApply(elements -> {
+            assertThrows(IllegalArgumentException.class, () -> tx.txFree(elements.get(3)));
+            tx.txFreeArray(elements);
+            return null;
+        }));
+        ExecutionException freed = assertThrows(ExecutionException.class, () -> cluster.execute(2, 0, tx -> tx.txRead(third)));
+        assertEquals(AbortReason.OBJECT_FREED,
+            assertInstanceOf(TransactionAbortedException.class, freed.getCause()).reason());
+        ExecutionException whole = assertThrows(ExecutionException.class,
+            () -> cluster.execute(2, 0, tx -> tx.txReadArray(array, elementSize, 0, 5)));
+        assertEquals(AbortReason.OBJECT_FREED,
+            assertInstanceOf(TransactionAbortedException.class, whole.getCause()).reason());
+        IllegalArgumentException tooLarge = cluster.on(0, 0, w -> {
+            Transaction tx = cluster.farm(0).transactions().txCreate(w);
+            IllegalArgumentException refused = assertThrows(IllegalArgumentException.class,
+                () -> tx.txAllocArray(1000, 2000, 0));
+            tx.txAbort();
+            return CompletableFuture.completedFuture(refused);
+        });
+        assertTrue(tooLarge.getMessage().contains("at most"), tooLarge.getMessage());
+    }
+
+    @Test
+    void aMalformedLockRecordIsRefusedAndChangesNothing() throws Exception {
+        long x = cluster.create(1, longBytes(9));
+        long before = cluster.versionWord(1, x);
+        long errors = cluster.cluster().node(1).workers().worker(0).errorCount();
+        long late = cluster.farm(0).transactions().stats().lateReplies();
+        cluster.on(0, 0, w -> {
+            java.lang.foreign.MemorySegment record = java.lang.foreign.Arena.ofAuto().allocate(64, 8);
+            // A header announcing three entries, and none behind it.
+            TxRecordDescriptor.putHeader(record, 0, 12345, 0, 3);
+            w.messenger().sendLog(1, TxRecordDescriptor.LOCK, record, 0, TxRecordDescriptor.HEADER_LENGTH);
+            return CompletableFuture.completedFuture(null);
+        });
+        Liveness.awaitCondition("the malformed record is reported and answered",
+            () -> cluster.cluster().node(1).workers().worker(0).errorCount() > errors
+                && cluster.farm(0).transactions().stats().lateReplies() > late);
+        assertEquals(before, cluster.versionWord(1, x));
+        assertEquals(9, longOf(cluster.read(2, x, 8)));
+    }
 }
