@@ -546,6 +546,9 @@ public final class Transaction {
 
     /** A primary's answer to this transaction's LOCK record. */
     void onLockReply(int primary, int status, long cause) {
+        if (state != State.COMMITTING) {
+            return;
+        }
         if (status != TxRecordDescriptor.LOCKED && failure == null) {
             failure = lockFailure(primary, status, cause);
         }
@@ -756,6 +759,7 @@ public final class Transaction {
      * primary sent a LOCK and every backup sent a COMMIT-BACKUP), then fails.
      */
     private void abortAfterLock(TransactionAbortedException cause) {
+        coordinator.repliesDone(this);
         if (local) {
             if (locked) {
                 for (TxObject object : writes) {
