@@ -300,19 +300,7 @@ public final class Transaction {
      */
     public CompletionStage<List<ObjectBuffer>> txAllocArray(int elementSize, int count, long hintAddress) {
         requireOpen("txAllocArray");
-        if (elementSize < 1 || elementSize > ObjectLayout.MAX_APPLICATION_SIZE || count < 1
-            || (long) ObjectLayout.storedSize(elementSize) * count > io.farm.alloc.SizeClasses.MAX_SIZE) {
-            throw new IllegalArgumentException("txAllocArray of " + count + " elements of " + elementSize
-                + " bytes: accepted 1 or more elements of 1.." + ObjectLayout.MAX_APPLICATION_SIZE
-                + " bytes whose stored sizes (" + (elementSize < 1 ? "?" : ObjectLayout.storedSize(
-                    Math.min(elementSize, ObjectLayout.MAX_APPLICATION_SIZE))) + " bytes each) add up to at most "
-                + io.farm.alloc.SizeClasses.MAX_SIZE);
-        }
-        if (hintAddress != 0 && transactions.primaryOf(hintAddress) != worker.node().id()) {
-            throw new IllegalArgumentException("txAllocArray near " + GlobalAddress.toString(hintAddress)
-                + ": arrays are allocated on the coordinating node, " + worker.node().id() + ", and the hint's primary is node "
-                + transactions.primaryOf(hintAddress) + "; ship the transaction there (msgSend) or allocate without a hint");
-        }
+        transactions.checkArray("txAllocArray", worker, elementSize, count, hintAddress);
         int stride = ObjectLayout.storedSize(elementSize);
         outstanding++;
         CompletableFuture<List<ObjectBuffer>> result = new CompletableFuture<>();
@@ -327,28 +315,39 @@ public final class Transaction {
                 result.completeExceptionally(ended("an allocation completed"));
                 return;
             }
-            MemorySegment region = transactions.localRegion(address);
-            long first = GlobalAddress.offset(address) & 0xFFFF_FFFFL;
-            long incarnationWord = region.get(ValueLayout.JAVA_LONG, first + ObjectLayout.INCARNATION_OFFSET);
-            List<ObjectBuffer> elements = new ArrayList<>(count);
-            for (int i = 0; i < count; i++) {
-                long offset = first + (long) i * stride;
-                long version = i == 0 ? ObjectLayout.version(ObjectLocks.versionWord(region, offset))
-                    : ObjectLocks.formatElement(region, offset, incarnationWord);
-                MemorySegment stored = Arena.ofAuto().allocate(stride, ObjectLayout.LINE);
-                stored.set(ValueLayout.JAVA_LONG, ObjectLayout.VERSION_OFFSET,
-                    ObjectLayout.versionWord(version, ObjectLayout.UNLOCKED));
-                stored.set(ValueLayout.JAVA_LONG, ObjectLayout.INCARNATION_OFFSET, incarnationWord);
-                int flags = TxRecordDescriptor.ALLOCATED | TxRecordDescriptor.WRITE
-                    | (i == 0 ? 0 : TxRecordDescriptor.ARRAY_ELEMENT);
-                TxObject element = remember(ObjectBuffer.of(address + (long) i * stride, elementSize, stored), flags);
-                element.arrayElement = i > 0;
-                elements.add(element.buffer);
-            }
-            result.complete(elements);
+            result.complete(adoptElements(address, elementSize, 0, count, TxRecordDescriptor.ALLOCATED));
         });
         return result;
     }
+
+    /**
+     * Makes elements {@code from .. to - 1} of the array just allocated at {@code address} (on
+     * this node) objects in this transaction's write set, zeros: formats the headers of elements
+     * after the first and remembers each with {@code flags} plus {@link TxRecordDescriptor#WRITE}
+     * (and {@link TxRecordDescriptor#ARRAY_ELEMENT} after the first).
+     */
+    List<ObjectBuffer> adoptElements(long address, int elementSize, int from, int to, int flags) {
+        int stride = ObjectLayout.storedSize(elementSize);
+        MemorySegment region = transactions.localRegion(address);
+        long first = GlobalAddress.offset(address) & 0xFFFF_FFFFL;
+        long incarnationWord = region.get(ValueLayout.JAVA_LONG, first + ObjectLayout.INCARNATION_OFFSET);
+        List<ObjectBuffer> elements = new ArrayList<>(to - from);
+        for (int i = from; i < to; i++) {
+            long offset = first + (long) i * stride;
+            long version = i == 0 ? ObjectLayout.version(ObjectLocks.versionWord(region, offset))
+                : ObjectLocks.formatElement(region, offset, incarnationWord);
+            MemorySegment stored = Arena.ofAuto().allocate(stride, ObjectLayout.LINE);
+            stored.set(ValueLayout.JAVA_LONG, ObjectLayout.VERSION_OFFSET,
+                ObjectLayout.versionWord(version, ObjectLayout.UNLOCKED));
+            stored.set(ValueLayout.JAVA_LONG, ObjectLayout.INCARNATION_OFFSET, incarnationWord);
+            TxObject element = remember(ObjectBuffer.of(address + (long) i * stride, elementSize, stored),
+                flags | TxRecordDescriptor.WRITE | (i == 0 ? 0 : TxRecordDescriptor.ARRAY_ELEMENT));
+            element.arrayElement = i > 0;
+            elements.add(element.buffer);
+        }
+        return elements;
+    }
+
 
     /**
      * Reads elements {@code first .. first + count - 1} of the array of {@code elementSize}-byte

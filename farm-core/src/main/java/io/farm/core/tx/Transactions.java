@@ -1,12 +1,15 @@
 package io.farm.core.tx;
 
+import io.farm.alloc.SizeClasses;
 import io.farm.core.addr.GlobalAddress;
 import io.farm.core.alloc.NodeAllocator;
 import io.farm.core.cluster.Node;
 import io.farm.core.cluster.NodeWorker;
+import io.farm.core.msg.RingKind;
 import io.farm.core.node.Blocking;
 import io.farm.core.node.Worker;
 import io.farm.core.object.LockFreeReads;
+import io.farm.core.object.ObjectLayout;
 import io.farm.core.placement.PlacementRing;
 import io.farm.core.placement.ReplicaSet;
 import io.farm.core.region.Region;
@@ -236,6 +239,59 @@ public final class Transactions {
     public <T> T executeBlocking(int workerIndex, Function<Transaction, CompletionStage<T>> body) {
         Blocking.requireOffWorker("executeBlocking");
         return Blocking.await(node.submit(workerIndex, worker -> execute(worker, body)));
+    }
+
+    /**
+     * Allocates an array of {@code count} objects of {@code elementSize} bytes on this node, as
+     * {@link Transaction#txAllocArray} does, but commits its zeroed elements in as many
+     * transactions as the log rings need (a large array, such as a hashtable shard, does not fit
+     * one transaction's records). The array is reachable only through the returned address, so
+     * nobody sees it half made; if a commit fails, the allocation is freed and the stage fails.
+     *
+     * @throws IllegalArgumentException as {@link Transaction#txAllocArray}
+     * @throws IllegalStateException    if called off {@code worker}'s thread
+     */
+    public CompletionStage<Long> allocateArray(NodeWorker worker, int elementSize, int count, long hintAddress) {
+        requireOwnWorker(worker, "allocateArray");
+        checkArray("allocateArray", worker, elementSize, count, hintAddress);
+        int stride = ObjectLayout.storedSize(elementSize);
+        int entry = TxRecordDescriptor.entryLength(elementSize, true);
+        int budget = worker.node().messagingLayout().capacity(RingKind.LOG) / 4;
+        int perCommit = Math.max(1, (budget / 2 - TxRecordDescriptor.headerLength(TxCoordinator.MAX_PIGGYBACKED)) / entry);
+        return allocator.allocate(worker, stride * count, hintAddress).thenCompose(address ->
+            adopt(worker, address, elementSize, 0, count, perCommit).handle((ignored, failure) -> {
+                if (failure != null) {
+                    freeQuietly(worker, address);
+                    throw failure instanceof CompletionException c ? c : new CompletionException(failure);
+                }
+                return address;
+            }));
+    }
+
+    private CompletionStage<Void> adopt(NodeWorker worker, long address, int elementSize, int from, int count,
+                                        int perCommit) {
+        if (from >= count) {
+            return CompletableFuture.completedFuture(null);
+        }
+        int to = Math.min(count, from + perCommit);
+        return execute(worker, transaction -> {
+            transaction.adoptElements(address, elementSize, from, to, 0);
+            return CompletableFuture.completedFuture(null);
+        }).thenCompose(ignored -> adopt(worker, address, elementSize, to, count, perCommit));
+    }
+
+    void checkArray(String call, NodeWorker worker, int elementSize, int count, long hintAddress) {
+        if (elementSize < 1 || elementSize > ObjectLayout.MAX_APPLICATION_SIZE || count < 1
+            || (long) ObjectLayout.storedSize(elementSize) * count > SizeClasses.MAX_SIZE) {
+            throw new IllegalArgumentException(call + " of " + count + " elements of " + elementSize
+                + " bytes: accepted 1 or more elements of 1.." + ObjectLayout.MAX_APPLICATION_SIZE
+                + " bytes whose stored sizes add up to at most " + SizeClasses.MAX_SIZE);
+        }
+        if (hintAddress != 0 && primaryOf(hintAddress) != worker.node().id()) {
+            throw new IllegalArgumentException(call + " near " + GlobalAddress.toString(hintAddress)
+                + ": arrays are allocated on the coordinating node, " + worker.node().id() + ", and the hint's primary is node "
+                + primaryOf(hintAddress) + "; ship the transaction there (msgSend) or allocate without a hint");
+        }
     }
 
     /** Records every transaction this node's workers commit from now on into {@code recorder} (null: stop). */

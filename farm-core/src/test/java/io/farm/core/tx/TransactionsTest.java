@@ -408,4 +408,28 @@ class TransactionsTest {
         assertEquals(before, cluster.versionWord(1, x));
         assertEquals(9, longOf(cluster.read(2, x, 8)));
     }
+
+    @Test
+    void aLargeArrayIsAllocatedInSeveralCommitsAndReadsAsZeros() throws Exception {
+        int elementSize = 100;
+        int count = 4000;
+        TxStats stats = cluster.farm(2).transactions().stats();
+        long commits = stats.committed();
+        long array = cluster.on(2, 0, w -> cluster.farm(2).transactions().allocateArray(w, elementSize, count, 0));
+        assertTrue(stats.committed() - commits > 1, "more than one commit: " + (stats.committed() - commits));
+        List<ObjectBuffer> tail = cluster.on(1, 0, w -> {
+            var reads = cluster.farm(1).reads();
+            var operation = reads.lockFreeStart(w);
+            return reads.lockFreeReadArray(operation, array, elementSize, count - 10, 10).whenComplete((ignored, failure) ->
+                reads.lockFreeEnd(operation));
+        });
+        for (ObjectBuffer element : tail) {
+            assertArrayEquals(new byte[elementSize], element.toByteArray());
+        }
+        byte[] written = cluster.execute(0, 0, tx -> tx.txReadArray(array, elementSize, 1234, 1).thenCompose(elements -> {
+            tx.txWrite(elements.get(0), bytes(5, elementSize));
+            return TxCluster.completed(bytes(5, elementSize));
+        }));
+        assertArrayEquals(written, cluster.read(1, array + 1234L * ObjectLayout.storedSize(elementSize), elementSize));
+    }
 }
