@@ -1,0 +1,353 @@
+package io.farm.hashtable;
+
+import io.farm.core.Farm;
+import io.farm.core.addr.GlobalAddress;
+import io.farm.core.cluster.NodeWorker;
+import io.farm.core.node.Blocking;
+import io.farm.core.object.FatPointer;
+import io.farm.core.object.LockFreeOperation;
+import io.farm.core.object.LockFreeReads;
+import io.farm.core.object.ObjectFreedException;
+import io.farm.core.object.ObjectLayout;
+
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
+import java.util.function.Function;
+
+/**
+ * One chained associative hopscotch hashtable (FaRM NSDI'14 §3.6, DESIGN §10) as seen from one
+ * node. Keys and values are byte sequences (keys 1 .. {@code maxKeyLength} bytes, values 0 ..
+ * {@code maxValueLength}); a key lives in its home bucket or the next one, else in the home
+ * bucket's overflow chain. Linearizable:
+ * <ul>
+ *   <li>{@link #get} is a lock-free read-only operation: one fabric read of buckets b and b+1,
+ *       accepted when both are consistent and their joint versions match; then, only if needed,
+ *       the overflow chain and an out-of-line value, each through a fat pointer whose incarnation
+ *       must match (else the lookup restarts).</li>
+ *   <li>{@link #insert}, {@link #update}, {@link #put}, {@link #remove} are shipped to the shard's
+ *       primary ({@code msgSend}), where concurrent mutations of one key are combined and run as
+ *       one single-machine transaction ({@link Combiner}, {@link MutationTransaction}).</li>
+ * </ul>
+ * Every stage completes on the calling worker; the {@code *Blocking} methods are the facade for
+ * code outside workers.
+ */
+public final class HashTable {
+    /** A lookup that restarts this many times (joint versions or incarnations moving under it) fails. */
+    public static final int MAX_RESTARTS = 1_000;
+
+    private final HashTables tables;
+    private final Farm farm;
+    private final String name;
+    private final HashTableConfig config;
+    private final HashTableLayout layout;
+    private final long[] shards;
+    private final int bucketStride;
+    private final HashTableStats stats = new HashTableStats();
+
+    HashTable(HashTables tables, String name, HashTableConfig config, long[] shards) {
+        this.tables = tables;
+        this.farm = tables.farm();
+        this.name = name;
+        this.config = config;
+        this.layout = new HashTableLayout(config);
+        this.shards = shards.clone();
+        this.bucketStride = ObjectLayout.storedSize(layout.bucketSize());
+    }
+
+    /** The table's name. */
+    public String name() {
+        return name;
+    }
+
+    /** Its configuration. */
+    public HashTableConfig config() {
+        return config;
+    }
+
+    /** Its layout. */
+    public HashTableLayout layout() {
+        return layout;
+    }
+
+    /** Counts of this node's operations on the table. */
+    public HashTableStats stats() {
+        return stats;
+    }
+
+    /** The address of shard {@code shard}'s first bucket. */
+    public long shardAddress(int shard) {
+        return shards[shard];
+    }
+
+    /** The number of shards. */
+    public int shardCount() {
+        return shards.length;
+    }
+
+    /** The node that is the primary of shard {@code shard}. */
+    public int shardPrimary(int shard) {
+        return farm.node().config().placement().primary(GlobalAddress.regionId(shards[shard]));
+    }
+
+    /** Whether {@code address} lies in one of this table's shards. */
+    boolean containsBucket(long address) {
+        return shardOf(address) >= 0;
+    }
+
+    /** The shard holding bucket {@code address}, or -1. */
+    int shardOf(long address) {
+        for (int s = 0; s < shards.length; s++) {
+            long offset = address - shards[s];
+            if (offset >= 0 && offset < (long) bucketStride * (config.bucketsPerShard() + 1)
+                && GlobalAddress.regionId(address) == GlobalAddress.regionId(shards[s])) {
+                return s;
+            }
+        }
+        return -1;
+    }
+
+    /** The address of bucket {@code bucket} of shard {@code shard}. */
+    long bucketAddress(int shard, int bucket) {
+        return shards[shard] + (long) bucket * bucketStride;
+    }
+
+    /** Where {@code key} lives: its hash, shard and home bucket. */
+    Home home(byte[] key) {
+        long hash = KeyHashing.hash(key);
+        int shard = KeyHashing.shard(hash, shards.length);
+        return new Home(shard, KeyHashing.bucket(hash, config.bucketsPerShard()));
+    }
+
+    /** A key's shard and home bucket. */
+    record Home(int shard, int bucket) {
+    }
+
+    // ---- lookups ----
+
+    /**
+     * The value of {@code key}, or null if absent; a lock-free read-only operation on {@code worker}.
+     *
+     * @throws IllegalArgumentException if the key is null, empty or longer than the table's keys
+     * @throws IllegalStateException    if called off {@code worker}'s thread
+     */
+    public CompletionStage<byte[]> get(NodeWorker worker, byte[] key) {
+        checkKey(key);
+        Home home = home(key);
+        LockFreeReads reads = farm.reads();
+        LockFreeOperation operation = reads.lockFreeStart(worker);
+        CompletableFuture<byte[]> result = new CompletableFuture<>();
+        new Lookup(operation, key, home, result).attempt();
+        return result.whenComplete((value, failure) -> reads.lockFreeEnd(operation));
+    }
+
+    /** One lookup: its attempts, each one read of the neighbourhood and, if needed, of the chain and value. */
+    private final class Lookup {
+        private final LockFreeOperation operation;
+        private final byte[] key;
+        private final Home home;
+        private final CompletableFuture<byte[]> result;
+        private int restarts;
+        private int reads;
+
+        Lookup(LockFreeOperation operation, byte[] key, Home home, CompletableFuture<byte[]> result) {
+            this.operation = operation;
+            this.key = key;
+            this.home = home;
+            this.result = result;
+        }
+
+        void attempt() {
+            farm.reads().lockFreeReadArray(operation, shards[home.shard()], layout.bucketSize(), home.bucket(), 2)
+                .whenComplete((buckets, failure) -> {
+                    if (failure != null) {
+                        fail(failure);
+                        return;
+                    }
+                    reads += buckets.get(0).reads();
+                    byte[] bucket = buckets.get(0).toByteArray();
+                    byte[] next = buckets.get(1).toByteArray();
+                    if (HashTableLayout.forwardJoint(bucket) != HashTableLayout.backwardJoint(next)) {
+                        restart();
+                        return;
+                    }
+                    if (!found(bucket, true) && !found(next, true)) {
+                        walk(HashTableLayout.overflow(bucket));
+                    }
+                });
+        }
+
+        /** Looks for the key in a bucket's or block's slots; completes the lookup if there. */
+        private boolean found(byte[] object, boolean bucket) {
+            int slots = bucket ? config.slotsPerBucket() : config.overflowSlots();
+            for (int i = 0; i < slots; i++) {
+                int slot = bucket ? layout.bucketSlot(i) : layout.blockSlot(i);
+                if (layout.holds(object, slot, key)) {
+                    if (layout.valueOutOfLine(object, slot)) {
+                        readValue(layout.valuePointer(object, slot));
+                    } else {
+                        done(layout.inlineValue(object, slot));
+                    }
+                    return true;
+                }
+            }
+            return false;
+        }
+
+        private void walk(FatPointer block) {
+            if (block == null) {
+                done(null);
+                return;
+            }
+            farm.reads().lockFreeRead(operation, block).whenComplete((buffer, failure) -> {
+                if (failure != null) {
+                    fail(failure);
+                    return;
+                }
+                reads += buffer.reads();
+                byte[] bytes = buffer.toByteArray();
+                if (!found(bytes, false)) {
+                    walk(HashTableLayout.next(bytes));
+                }
+            });
+        }
+
+        private void readValue(FatPointer value) {
+            farm.reads().lockFreeRead(operation, value).whenComplete((buffer, failure) -> {
+                if (failure != null) {
+                    fail(failure);
+                    return;
+                }
+                reads += buffer.reads();
+                done(HashTableLayout.valueOf(buffer.toByteArray()));
+            });
+        }
+
+        private void fail(Throwable failure) {
+            Throwable cause = failure instanceof CompletionException && failure.getCause() != null
+                ? failure.getCause() : failure;
+            if (cause instanceof ObjectFreedException) {
+                // A block or value freed, or a block's incarnation moved on: the chain changed under us.
+                restart();
+            } else {
+                result.completeExceptionally(cause);
+            }
+        }
+
+        private void restart() {
+            stats.countRestart();
+            if (++restarts > MAX_RESTARTS) {
+                result.completeExceptionally(new IllegalStateException("lookup in table " + name + " restarted "
+                    + restarts + " times: its buckets keep changing under it"));
+                return;
+            }
+            attempt();
+        }
+
+        private void done(byte[] value) {
+            stats.countLookup(reads);
+            result.complete(value);
+        }
+    }
+
+    // ---- mutations ----
+
+    /** Inserts {@code key} with {@code value} if absent; completes with whether it did. */
+    public CompletionStage<Boolean> insert(NodeWorker worker, byte[] key, byte[] value) {
+        return mutate(worker, HashTableMessages.INSERT, key, value);
+    }
+
+    /** Replaces the value of {@code key} if present; completes with whether it did. */
+    public CompletionStage<Boolean> update(NodeWorker worker, byte[] key, byte[] value) {
+        return mutate(worker, HashTableMessages.UPDATE, key, value);
+    }
+
+    /** Inserts or replaces {@code key}'s value. */
+    public CompletionStage<Void> put(NodeWorker worker, byte[] key, byte[] value) {
+        return mutate(worker, HashTableMessages.PUT, key, value).thenApply(ignored -> null);
+    }
+
+    /** Removes {@code key} if present; completes with whether it did. */
+    public CompletionStage<Boolean> remove(NodeWorker worker, byte[] key) {
+        return mutate(worker, HashTableMessages.REMOVE, key, null);
+    }
+
+    private CompletionStage<Boolean> mutate(NodeWorker worker, byte op, byte[] key, byte[] value) {
+        checkKey(key);
+        if (op != HashTableMessages.REMOVE) {
+            checkValue(value);
+        }
+        Home home = home(key);
+        stats.countMutation();
+        return farm.shipping().msgSend(worker, bucketAddress(home.shard(), home.bucket()), HashTableMessages.MUTATE,
+            HashTableMessages.mutation(op, key, value)).thenApply(answer -> answer.length == 1 && answer[0] == 1);
+    }
+
+    /** Runs a mutation decoded at the shard's primary (from {@link HashTables}). */
+    CompletionStage<byte[]> serve(NodeWorker worker, HashTableMessages.Mutation mutation) {
+        checkKey(mutation.key());
+        if (mutation.value() != null) {
+            checkValue(mutation.value());
+        }
+        return tables.combiner(worker).submit(this, mutation)
+            .thenApply(done -> new byte[] {(byte) (done ? 1 : 0)});
+    }
+
+    // ---- blocking facade ----
+
+    /** {@link #get} from outside the workers, on worker {@code workerIndex}. */
+    public byte[] getBlocking(int workerIndex, byte[] key) {
+        return blocking(workerIndex, worker -> get(worker, key));
+    }
+
+    /** {@link #insert} from outside the workers. */
+    public boolean insertBlocking(int workerIndex, byte[] key, byte[] value) {
+        return blocking(workerIndex, worker -> insert(worker, key, value));
+    }
+
+    /** {@link #update} from outside the workers. */
+    public boolean updateBlocking(int workerIndex, byte[] key, byte[] value) {
+        return blocking(workerIndex, worker -> update(worker, key, value));
+    }
+
+    /** {@link #put} from outside the workers. */
+    public void putBlocking(int workerIndex, byte[] key, byte[] value) {
+        blocking(workerIndex, worker -> put(worker, key, value));
+    }
+
+    /** {@link #remove} from outside the workers. */
+    public boolean removeBlocking(int workerIndex, byte[] key) {
+        return blocking(workerIndex, worker -> remove(worker, key));
+    }
+
+    private <T> T blocking(int workerIndex, Function<NodeWorker, CompletionStage<T>> operation) {
+        Blocking.requireOffWorker("a blocking hashtable operation");
+        return Blocking.await(farm.node().submit(workerIndex, operation));
+    }
+
+    // ---- input checks ----
+
+    void checkKey(byte[] key) {
+        if (key == null || key.length == 0 || key.length > config.maxKeyLength()) {
+            throw new IllegalArgumentException("key of " + (key == null ? "null" : key.length + " bytes")
+                + " refused by table " + name + ": keys are 1.." + config.maxKeyLength() + " bytes");
+        }
+    }
+
+    void checkValue(byte[] value) {
+        if (value == null || value.length > config.maxValueLength()) {
+            throw new IllegalArgumentException("value of " + (value == null ? "null" : value.length + " bytes")
+                + " refused by table " + name + ": values are 0.." + config.maxValueLength() + " bytes (a null value is"
+                + " not accepted; remove the key instead)");
+        }
+    }
+
+    Farm farm() {
+        return farm;
+    }
+
+    @Override
+    public String toString() {
+        return "HashTable[" + name + ", " + config + "]";
+    }
+}

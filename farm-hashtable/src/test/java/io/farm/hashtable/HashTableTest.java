@@ -1,0 +1,151 @@
+package io.farm.hashtable;
+
+import io.farm.core.Farm;
+import io.farm.core.cluster.EmbeddedCluster;
+import io.farm.core.config.ClusterConfig;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** A hashtable on a 3-node embedded cluster with 2 backups. */
+class HashTableTest {
+    @TempDir
+    static Path dataDir;
+
+    private static EmbeddedCluster cluster;
+    private static List<HashTables> tables;
+
+    @BeforeAll
+    static void start() {
+        cluster = EmbeddedCluster.start(ClusterConfig.builder().name("hashtable").memberCount(3).backups(2)
+            .fabric("local").threads(2).regionSize(16 << 20).dataDir(dataDir).build());
+        tables = HashTables.attachAll(Farm.attachAll(cluster.nodes()));
+    }
+
+    @AfterAll
+    static void stop() {
+        cluster.close();
+    }
+
+    private static byte[] bytes(String s) {
+        return s.getBytes(StandardCharsets.UTF_8);
+    }
+
+    @Test
+    void putGetUpdateRemoveFromEveryNode() {
+        HashTable created = tables.get(0).createBlocking("basic", HashTableConfig.of(8, 16, 8, 200, 6, 64));
+        for (int node = 0; node < 3; node++) {
+            HashTable table = tables.get(node).open("basic");
+            String key = "key-" + node;
+            assertNull(table.getBlocking(0, bytes(key)));
+            assertTrue(table.insertBlocking(0, bytes(key), bytes("v" + node)));
+            assertFalse(table.insertBlocking(1, bytes(key), bytes("again")));
+            for (int reader = 0; reader < 3; reader++) {
+                assertArrayEquals(bytes("v" + node), tables.get(reader).open("basic").getBlocking(reader % 2, bytes(key)));
+            }
+            String large = "a value longer than the 8 inline bytes, stored out of line " + node;
+            assertTrue(table.updateBlocking(1, bytes(key), bytes(large)));
+            assertArrayEquals(bytes(large), tables.get((node + 1) % 3).open("basic").getBlocking(0, bytes(key)));
+            table.putBlocking(0, bytes(key), bytes("short"));
+            assertArrayEquals(bytes("short"), table.getBlocking(1, bytes(key)));
+            assertTrue(table.removeBlocking(0, bytes(key)));
+            assertFalse(table.removeBlocking(0, bytes(key)));
+            assertFalse(table.updateBlocking(0, bytes(key), bytes("x")));
+            assertNull(tables.get((node + 2) % 3).open("basic").getBlocking(1, bytes(key)));
+        }
+        assertEquals(6, created.shardCount());
+    }
+
+    @Test
+    void aTinyTableKeepsEveryKeyThroughChainsAndRemovesCollapseThem() {
+        // One shard of two home buckets: almost every key collides into overflow chains.
+        HashTable table = tables.get(1).createBlocking("tiny", HashTableConfig.of(4, 8, 8, 8, 1, 2));
+        Map<String, String> model = new HashMap<>();
+        Random random = new Random(7);
+        for (int i = 0; i < 60; i++) {
+            model.put("k" + i, "v" + i);
+            assertTrue(table.insertBlocking(i % 2, bytes("k" + i), bytes("v" + i)));
+        }
+        for (int step = 0; step < 300; step++) {
+            String key = "k" + random.nextInt(80);
+            HashTable at = tables.get(random.nextInt(3)).open("tiny");
+            switch (random.nextInt(3)) {
+                case 0 -> {
+                    boolean removed = at.removeBlocking(step % 2, bytes(key));
+                    assertEquals(model.remove(key) != null, removed, key);
+                }
+                case 1 -> {
+                    String value = "w" + step;
+                    at.putBlocking(step % 2, bytes(key), bytes(value));
+                    model.put(key, value);
+                }
+                default -> {
+                    byte[] got = at.getBlocking(step % 2, bytes(key));
+                    String expected = model.get(key);
+                    if (expected == null) {
+                        assertNull(got, key);
+                    } else {
+                        assertArrayEquals(bytes(expected), got, key);
+                    }
+                }
+            }
+        }
+        for (int i = 0; i < 80; i++) {
+            String expected = model.get("k" + i);
+            byte[] got = tables.get(i % 3).open("tiny").getBlocking(0, bytes("k" + i));
+            if (expected == null) {
+                assertNull(got);
+            } else {
+                assertArrayEquals(bytes(expected), got, "k" + i);
+            }
+        }
+        for (String key : List.copyOf(model.keySet())) {
+            assertTrue(table.removeBlocking(0, bytes(key)));
+        }
+        // Every chain collapsed: a lookup of a missing key reads only its two buckets.
+        long reads = table.stats().lookupReads();
+        long lookups = table.stats().lookups();
+        for (int i = 0; i < 20; i++) {
+            assertNull(table.getBlocking(0, bytes("k" + i)));
+        }
+        assertEquals(20, table.stats().lookups() - lookups);
+        assertEquals(20, table.stats().lookupReads() - reads);
+    }
+
+    @Test
+    void badInputIsRefusedWithWhatIsAccepted() {
+        HashTable table = tables.get(2).createBlocking("limits", HashTableConfig.of(8, 8, 8, 32, 3, 16));
+        IllegalArgumentException longKey = assertThrows(IllegalArgumentException.class,
+            () -> table.putBlocking(0, bytes("123456789"), bytes("v")));
+        assertTrue(longKey.getMessage().contains("1..8 bytes"), longKey.getMessage());
+        assertThrows(IllegalArgumentException.class, () -> table.putBlocking(0, new byte[0], bytes("v")));
+        assertThrows(IllegalArgumentException.class, () -> table.getBlocking(0, null));
+        IllegalArgumentException longValue = assertThrows(IllegalArgumentException.class,
+            () -> table.putBlocking(0, bytes("k"), new byte[33]));
+        assertTrue(longValue.getMessage().contains("0..32 bytes"), longValue.getMessage());
+        IllegalArgumentException missing = assertThrows(IllegalArgumentException.class, () -> tables.get(0).open("nope"));
+        assertTrue(missing.getMessage().contains("limits"), missing.getMessage());
+        assertThrows(IllegalArgumentException.class, () -> tables.get(0).createBlocking("limits",
+            HashTableConfig.of(8, 8, 8, 32, 3, 16)));
+        IllegalArgumentException tooBig = assertThrows(IllegalArgumentException.class,
+            () -> tables.get(0).createBlocking("big", HashTableConfig.of(8, 8, 8, 8, 1, 100_000)));
+        assertTrue(tooBig.getMessage().contains("more shards"), tooBig.getMessage());
+        assertThrows(IllegalArgumentException.class, () -> HashTableConfig.of(7, 8, 8, 8, 1, 10));
+        assertNull(table.getBlocking(0, bytes("k")));
+    }
+}
