@@ -250,6 +250,29 @@ public final class HashTable {
         }
     }
 
+    /**
+     * The value of {@code key}, or null, looked up by the shard's primary: the key goes there as
+     * a message ({@code msgSend}), the primary reads its buckets locally and answers. The
+     * message-passing baseline of {@link #get} (FaRM's comparison in §4); same result.
+     *
+     * @throws IllegalArgumentException as {@link #get}
+     */
+    public CompletionStage<byte[]> getByMessage(NodeWorker worker, byte[] key) {
+        checkKey(key);
+        Home home = home(key);
+        return farm.shipping().msgSend(worker, bucketAddress(home.shard(), home.bucket()), HashTableMessages.LOOKUP, key)
+            .thenApply(answer -> answer[0] == 0 ? null : java.util.Arrays.copyOfRange(answer, 1, answer.length));
+    }
+
+    /**
+     * Walks the whole table with lock-free reads (every shard, chain and out-of-line value) and
+     * counts what it holds and the memory it occupies; for space-utilization figures. Not a
+     * snapshot: run it while the table is quiet.
+     */
+    public CompletionStage<TableCensus> census(NodeWorker worker) {
+        return new Census(this, worker).run();
+    }
+
     // ---- mutations ----
 
     /** Inserts {@code key} with {@code value} if absent; completes with whether it did. */

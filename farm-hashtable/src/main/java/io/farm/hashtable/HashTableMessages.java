@@ -27,6 +27,8 @@ import java.nio.charset.StandardCharsets;
  *  +------+------+----------+--------------+-----------+-------------+
  *    op: INSERT, UPDATE, PUT, REMOVE; the table is named by the shard address's catalog entry
  *  mutation answer: 1 byte, 1 if the operation took effect (inserted, updated, put, removed), else 0
+ *
+ *  shipped lookup: the key bytes      answer: 0 (absent), or 1 followed by the value
  * </pre>
  */
 public final class HashTableMessages {
@@ -36,6 +38,12 @@ public final class HashTableMessages {
     public static final int REGISTER = 17;
     /** Shipped handler id of mutations. */
     public static final int MUTATE = 0xFA00;
+    /**
+     * Shipped handler id of lookups run by the shard's primary (the message is the key; the
+     * answer is 0, or 1 and the value): the message-passing baseline lock-free lookups are
+     * measured against.
+     */
+    public static final int LOOKUP = 0xFA01;
 
     /** Mutation: insert if absent. */
     public static final byte INSERT = 1;

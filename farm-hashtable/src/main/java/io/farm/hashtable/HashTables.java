@@ -67,6 +67,18 @@ public final class HashTables {
                 message.asSlice(offset, length).asByteBuffer());
             return tables.tableOfBucket(address).serve(worker, mutation);
         });
+        farm.shipping().msgRegisterHandler(HashTableMessages.LOOKUP, (worker, sender, address, message, offset, length) -> {
+            byte[] key = message.asSlice(offset, length).toArray(ValueLayout.JAVA_BYTE);
+            return tables.tableOfBucket(address).get(worker, key).thenApply(value -> {
+                if (value == null) {
+                    return new byte[] {0};
+                }
+                byte[] answer = new byte[value.length + 1];
+                answer[0] = 1;
+                System.arraycopy(value, 0, answer, 1, value.length);
+                return answer;
+            });
+        });
         return tables;
     }
 

@@ -148,4 +148,31 @@ class HashTableTest {
         assertThrows(IllegalArgumentException.class, () -> HashTableConfig.of(7, 8, 8, 8, 1, 10));
         assertNull(table.getBlocking(0, bytes("k")));
     }
+
+    @Test
+    void theCensusCountsPairsAndMemoryAndMessageLookupsAgreeWithLockFreeOnes() throws Exception {
+        HashTable table = tables.get(0).createBlocking("census", HashTableConfig.of(6, 16, 32, 100, 3, 50));
+        int pairs = 0;
+        long pairBytes = 0;
+        for (int i = 0; i < 400; i++) {
+            byte[] key = bytes("key-" + i);
+            byte[] value = bytes(i % 10 == 0 ? "a value longer than thirty-two bytes, out of line #" + i : "value-" + i);
+            table.putBlocking(i % 2, key, value);
+            pairs++;
+            pairBytes += key.length + value.length;
+        }
+        TableCensus census = cluster.node(1).submit(0, w -> tables.get(1).open("census").census(w)).get();
+        assertEquals(pairs, census.pairs());
+        assertEquals(pairBytes, census.pairBytes());
+        assertEquals(40, census.outOfLineValues());
+        assertEquals(3 * 50 * 3, census.bucketSlots());
+        assertTrue(census.occupiedBytes() > 0 && census.spaceUtilization() < 1, census::toString);
+        HashTable remote = tables.get(2).open("census");
+        for (int i = 0; i < 400; i += 7) {
+            byte[] key = bytes("key-" + i);
+            byte[] byMessage = cluster.node(2).submit(1, w -> remote.getByMessage(w, key)).get();
+            assertArrayEquals(remote.getBlocking(1, key), byMessage);
+        }
+        assertNull(cluster.node(2).submit(1, w -> remote.getByMessage(w, bytes("absent"))).get());
+    }
 }
