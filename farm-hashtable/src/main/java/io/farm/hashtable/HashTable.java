@@ -43,6 +43,9 @@ public final class HashTable {
     private final HashTableLayout layout;
     private final long[] shards;
     private final int bucketStride;
+    /** Shard addresses in increasing order, and the shard number of each, to find a bucket's shard. */
+    private final long[] sortedShards;
+    private final int[] sortedShardIndex;
     private final HashTableStats stats = new HashTableStats();
 
     HashTable(HashTables tables, String name, HashTableConfig config, long[] shards) {
@@ -53,6 +56,17 @@ public final class HashTable {
         this.layout = new HashTableLayout(config);
         this.shards = shards.clone();
         this.bucketStride = ObjectLayout.storedSize(layout.bucketSize());
+        Integer[] order = new Integer[shards.length];
+        for (int i = 0; i < order.length; i++) {
+            order[i] = i;
+        }
+        java.util.Arrays.sort(order, (a, b) -> Long.compare(shards[a], shards[b]));
+        this.sortedShards = new long[shards.length];
+        this.sortedShardIndex = new int[shards.length];
+        for (int i = 0; i < order.length; i++) {
+            sortedShards[i] = shards[order[i]];
+            sortedShardIndex[i] = order[i];
+        }
     }
 
     /** The table's name. */
@@ -97,14 +111,16 @@ public final class HashTable {
 
     /** The shard holding bucket {@code address}, or -1. */
     int shardOf(long address) {
-        for (int s = 0; s < shards.length; s++) {
-            long offset = address - shards[s];
-            if (offset >= 0 && offset < (long) bucketStride * (config.bucketsPerShard() + 1)
-                && GlobalAddress.regionId(address) == GlobalAddress.regionId(shards[s])) {
-                return s;
-            }
+        int at = java.util.Arrays.binarySearch(sortedShards, address);
+        int floor = at >= 0 ? at : -at - 2;
+        if (floor < 0) {
+            return -1;
         }
-        return -1;
+        int shard = sortedShardIndex[floor];
+        long offset = address - shards[shard];
+        boolean inside = offset < (long) bucketStride * (config.bucketsPerShard() + 1)
+            && GlobalAddress.regionId(address) == GlobalAddress.regionId(shards[shard]);
+        return inside ? shard : -1;
     }
 
     /** The address of bucket {@code bucket} of shard {@code shard}. */
