@@ -1,203 +1,202 @@
 package io.farm.bench;
 
-import io.farm.core.addr.GlobalAddress;
-import io.farm.core.addr.RegionId;
+import io.farm.core.Farm;
 import io.farm.core.cluster.EmbeddedCluster;
 import io.farm.core.cluster.Node;
-import io.farm.core.cluster.NodeWorker;
-import io.farm.core.fabric.Capability;
-import io.farm.core.fabric.FabricStats;
 import io.farm.core.config.ClusterConfig;
-import io.farm.core.placement.PlacementRing;
-import io.farm.core.placement.ReplicaSet;
-import io.farm.core.region.Region;
+import io.farm.core.fabric.FabricStats;
+import io.farm.core.tx.AbortReason;
+import io.farm.core.tx.TxStats;
+import io.farm.hashtable.HashTable;
+import io.farm.hashtable.HashTableConfig;
+import io.farm.hashtable.HashTables;
 import org.HdrHistogram.Histogram;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
-import java.lang.foreign.Arena;
-import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
-import java.util.ArrayList;
+import java.util.EnumMap;
 import java.util.List;
-import java.util.SplittableRandom;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionStage;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
- * {@code farm demo}: a 3-node cluster in this JVM over the local fabric that exercises what
- * farm has: regions placed by the ring, one-sided reads of other nodes' memory (verified
- * byte for byte), messages between every pair of workers, and the fabric accounting.
+ * {@code farm demo}: FaRM's key-value store on a 3-node cluster in this JVM (local fabric, 2
+ * backups per region): loads a hashtable, runs a read-mostly mix of lock-free lookups and
+ * shipped updates from every worker of every node, and prints throughput, latency percentiles,
+ * reads per lookup, aborts and the fabric accounting. Ctrl-C stops it cleanly (its files are
+ * removed).
  */
 @Command(name = "demo", mixinStandardHelpOptions = true,
-    description = "Run a 3-node embedded cluster (local fabric): one-sided reads and messages between nodes, with the accounting.")
-public final class DemoCommand implements java.util.concurrent.Callable<Integer> {
-    private static final int OBJECT = 64;
+    description = "Run FaRM's hashtable on a 3-node embedded cluster (local fabric, 2 backups): load keys, "
+        + "run a read-mostly mix, print throughput, latency, reads per lookup and aborts.")
+public final class DemoCommand implements Callable<Integer> {
+    static final int KEY_BYTES = 16;
+    static final int VALUE_BYTES = 32;
+    private static final int NEIGHBOURHOOD = 8;
+    private static final double TARGET_OCCUPANCY = 0.75;
+    private static final int MAX_BUCKETS_PER_SHARD = 2048;
 
-    @Option(names = "--nodes", defaultValue = "3", description = "nodes (default ${DEFAULT-VALUE})")
+    @Option(names = "--nodes", defaultValue = "3", description = "nodes, 1..16 (default ${DEFAULT-VALUE})")
     int nodes;
 
-    @Option(names = "--objects", defaultValue = "20000", description = "64-byte objects each node writes and the others read (default ${DEFAULT-VALUE})")
-    int objects;
+    @Option(names = "--keys", defaultValue = "100000", description = "keys loaded, 1..10000000 (default ${DEFAULT-VALUE})")
+    int keys;
 
-    @Option(names = "--pings", defaultValue = "200", description = "pings from every worker to every node (default ${DEFAULT-VALUE})")
-    int pings;
+    @Option(names = "--seconds", defaultValue = "5", description = "length of the mix, 1..600 s (default ${DEFAULT-VALUE})")
+    int seconds;
+
+    @Option(names = "--lookups", defaultValue = "95", description = "percentage of lookups in the mix, 0..100 (default ${DEFAULT-VALUE}); the rest are updates")
+    int lookupPercent;
+
+    @Option(names = "--window", defaultValue = "8", description = "operations in flight per worker, 1..256 (default ${DEFAULT-VALUE})")
+    int window;
 
     @Override
     public Integer call() throws Exception {
-        if (objects < 1 || objects > 1_000_000) {
-            throw new IllegalArgumentException("--objects " + objects + " is not accepted: 1..1000000");
-        }
+        check("--nodes", nodes, 1, 16);
+        check("--keys", keys, 1, 10_000_000);
+        check("--seconds", seconds, 1, 600);
+        check("--lookups", lookupPercent, 0, 100);
+        check("--window", window, 1, 256);
         ClusterConfig config = ClusterConfig.builder().name("demo-" + ProcessHandle.current().pid()).memberCount(nodes)
-            .fabric("local").build();
-        say("Starting a %d-node cluster in this JVM: fabric local, %d workers per node, %d backups per region, %s regions%n",
-            config.size(), config.threads(), config.backups(), bytes(config.regionSize()));
+            .fabric("local").regionSize(256L << 20).build();
+        AtomicBoolean stop = new AtomicBoolean();
+        CountDownLatch closed = new CountDownLatch(1);
+        Thread hook = new Thread(() -> {
+            stop.set(true);
+            try {
+                closed.await(20, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }, "farm-demo-stop");
+        Runtime.getRuntime().addShutdownHook(hook);
         try (EmbeddedCluster cluster = EmbeddedCluster.start(config)) {
-            PlacementRing placement = config.placement();
-            int[] regionIds = new int[nodes];
-            SplittableRandom random = new SplittableRandom(7);
-            say("%n%-6s %-14s %-10s %-12s %s%n", "node", "data region", "primary", "backups", "file");
-            for (Node node : cluster.nodes()) {
-                int regionId = placement.regionIdWithPrimary(node.id(), random);
-                Region region = node.createRegion(regionId, config.regionSize());
-                fill(region, objects);
-                regionIds[node.id()] = regionId;
-                ReplicaSet replicas = placement.replicas(regionId);
-                List<Integer> backups = new ArrayList<>();
-                for (int i = 1; i < replicas.size(); i++) {
-                    backups.add(replicas.node(i));
-                }
-                say("%-6d %-14s %-10d %-12s %s%n", node.id(), RegionId.toString(regionId), replicas.primary(), backups,
-                    region.file());
+            return run(cluster, config, stop);
+        } finally {
+            closed.countDown();
+            try {
+                Runtime.getRuntime().removeShutdownHook(hook);
+            } catch (IllegalStateException shuttingDown) {
+                // Ctrl-C: the hook is running and waits for the close above.
             }
-            FabricStats[] before = stats(cluster);
-
-            say("%nOne-sided reads: every node reads the %d objects every other node wrote, and checks each byte%n", objects);
-            long start = System.nanoTime();
-            List<CompletableFuture<Long>> reads = new ArrayList<>();
-            for (Node node : cluster.nodes()) {
-                reads.add(node.submit(0, worker -> readAndVerify(worker, regionIds)));
-            }
-            long verified = 0;
-            for (CompletableFuture<Long> read : reads) {
-                verified += read.get(60, TimeUnit.SECONDS);
-            }
-            double seconds = (System.nanoTime() - start) / 1e9;
-            say("  %,d objects verified (%s) in %.2f s: %,.0f reads/s%n", verified, bytes(verified * OBJECT), seconds,
-                verified / seconds);
-            FabricStats[] afterReads = stats(cluster);
-
-            say("%nMessages: every worker pings every node %d times over the message rings%n", pings);
-            Histogram rtt = new Histogram(60_000_000_000L, 3);
-            for (Node node : cluster.nodes()) {
-                for (int w = 0; w < config.threads(); w++) {
-                    for (int peer = 0; peer < nodes; peer++) {
-                        int target = peer;
-                        for (int i = 0; i < pings; i++) {
-                            rtt.recordValue(node.submit(w, worker -> worker.ping(target)).get(30, TimeUnit.SECONDS));
-                        }
-                    }
-                }
-            }
-            say("  %,d round trips: p50 %.1f us, p99 %.1f us%n", rtt.getTotalCount(),
-                rtt.getValueAtPercentile(50) / 1e3, rtt.getValueAtPercentile(99) / 1e3);
-            FabricStats[] afterPings = stats(cluster);
-
-            say("%nAccounting (operations each node issued; a message also counts as the write that carried it)%n");
-            say("%-6s %-10s %10s %12s %10s %12s %10s %12s%n", "node", "phase", "reads", "read B", "writes", "write B",
-                "messages", "message B");
-            for (int id = 0; id < nodes; id++) {
-                row(id, "reads", afterReads[id].minus(before[id]));
-                row(id, "pings", afterPings[id].minus(afterReads[id]));
-            }
-            say("%nThe local fabric copies with the issuing worker's CPU only: the target's workers took no part in the reads.%n");
-        }
-        say("Cluster stopped; its files are removed.%n");
-        return 0;
-    }
-
-    private static void fill(Region region, int objects) {
-        MemorySegment memory = region.memory();
-        for (long i = 0; i < (long) objects * OBJECT; i += 8) {
-            memory.set(ValueLayout.JAVA_LONG, i, pattern(region.id(), i));
         }
     }
 
-    private static long pattern(int regionId, long offset) {
-        long x = GlobalAddress.of(regionId, offset) * 0x9E3779B97F4A7C15L;
-        return x ^ (x >>> 29);
+    private int run(EmbeddedCluster cluster, ClusterConfig config, AtomicBoolean stop) throws Exception {
+        List<Farm> farms = Farm.attachAll(cluster.nodes());
+        List<HashTables> tables = HashTables.attachAll(farms);
+        int slots = NEIGHBOURHOOD / 2;
+        long bucketsNeeded = (long) Math.ceil(keys / (TARGET_OCCUPANCY * slots));
+        int shards = (int) Math.max(nodes, (bucketsNeeded + MAX_BUCKETS_PER_SHARD - 1) / MAX_BUCKETS_PER_SHARD);
+        int bucketsPerShard = (int) Math.max(1, (bucketsNeeded + shards - 1) / shards);
+        HashTableConfig shape = HashTableConfig.of(NEIGHBOURHOOD, KEY_BYTES, VALUE_BYTES, VALUE_BYTES, shards, bucketsPerShard);
+        say("farm demo: %d nodes in this JVM (local fabric), %d workers each, %d backups per region%n", config.size(),
+            config.threads(), config.backups());
+        HashTable table = tables.getFirst().createBlocking("demo", shape);
+        say("table \"demo\": %,d keys of %d B, values of %d B inline, H = %d, %d shards of %,d buckets (occupancy %.0f %%)%n",
+            keys, KEY_BYTES, VALUE_BYTES, NEIGHBOURHOOD, shards, bucketsPerShard,
+            100.0 * keys / shape.bucketSlots());
+
+        List<HashTable> views = tables.stream().map(t -> t.open("demo")).toList();
+        DemoWorkload workload = new DemoWorkload(cluster, views, keys, window, stop);
+        long loadStart = System.nanoTime();
+        DemoWorkload.Result load = workload.load(this::progress);
+        double loadSeconds = (System.nanoTime() - loadStart) / 1e9;
+        System.err.println();
+        if (stop.get()) {
+            say("stopped while loading (%,d keys loaded)%n", load.updates());
+            return 130;
+        }
+        say("load: %,d puts in %.1f s (%,.0f puts/s)%n", load.updates(), loadSeconds, load.updates() / loadSeconds);
+
+        FabricStats[] before = stats(cluster);
+        long[] committedBefore = farms.stream().mapToLong(f -> f.transactions().stats().committed()).toArray();
+        Map<AbortReason, Long> abortsBefore = aborts(farms);
+        long lookupReads = views.stream().mapToLong(t -> t.stats().lookupReads()).sum();
+        long lookups = views.stream().mapToLong(t -> t.stats().lookups()).sum();
+        long restarts = views.stream().mapToLong(t -> t.stats().restarts()).sum();
+        long combined = tables.stream().mapToLong(HashTables::combinedMutations).sum();
+        say("mix: %d %% lookups, %d %% updates, uniform keys, %d in flight per worker, %d s ...%n", lookupPercent,
+            100 - lookupPercent, window, seconds);
+        DemoWorkload.Result mix = workload.mix(lookupPercent, TimeUnit.SECONDS.toNanos(seconds));
+        FabricStats[] after = stats(cluster);
+        if (stop.get()) {
+            say("stopped%n");
+        }
+        double mixSeconds = mix.nanos() / 1e9;
+        say("%n%-10s %12s %12s %9s %9s %9s%n", "operation", "count", "per second", "p50 µs", "p99 µs", "p99.9 µs");
+        row("lookup", mix.lookupLatency(), mixSeconds);
+        row("update", mix.updateLatency(), mixSeconds);
+        long mixLookups = views.stream().mapToLong(t -> t.stats().lookups()).sum() - lookups;
+        long mixReads = views.stream().mapToLong(t -> t.stats().lookupReads()).sum() - lookupReads;
+        say("%nlookups verified (each value is its key's): %,d; wrong values: %,d; failed operations: %,d%s%n",
+            mix.verified(), mix.wrong(), mix.failed(), mix.firstFailure() == null ? "" : " (first: " + mix.firstFailure() + ")");
+        say("reads per lookup: %.3f (%,d fabric reads for %,d lookups); lookup restarts: %,d%n",
+            mixLookups == 0 ? 0.0 : (double) mixReads / mixLookups, mixReads, mixLookups,
+            views.stream().mapToLong(t -> t.stats().restarts()).sum() - restarts);
+        long committed = 0;
+        for (int n = 0; n < farms.size(); n++) {
+            committed += farms.get(n).transactions().stats().committed() - committedBefore[n];
+        }
+        Map<AbortReason, Long> aborts = aborts(farms);
+        aborts.replaceAll((reason, count) -> count - abortsBefore.get(reason));
+        aborts.values().removeIf(count -> count == 0);
+        say("update transactions: %,d committed, %,d aborted %s; combined updates (flat combining): %,d%n", committed,
+            aborts.values().stream().mapToLong(Long::longValue).sum(), aborts.isEmpty() ? "" : aborts.toString(),
+            tables.stream().mapToLong(HashTables::combinedMutations).sum() - combined);
+        FabricStats total = FabricStats.ZERO;
+        for (int n = 0; n < after.length; n++) {
+            total = total.plus(after[n].minus(before[n]));
+        }
+        long operations = mix.lookupLatency().getTotalCount() + mix.updateLatency().getTotalCount();
+        say("fabric per operation (all nodes): %.2f reads, %.2f writes, %.2f messages%n",
+            (double) total.readOps() / Math.max(1, operations), (double) total.writeOps() / Math.max(1, operations),
+            (double) total.messageOps() / Math.max(1, operations));
+        return mix.wrong() == 0 && mix.failed() == 0 ? 0 : 1;
     }
 
-    /** Reads every object of every other node's region one-sided and checks it; runs on the worker. */
-    private CompletionStage<Long> readAndVerify(NodeWorker worker, int[] regionIds) {
-        CompletableFuture<Long> done = new CompletableFuture<>();
-        MemorySegment buffer = Arena.ofAuto().allocate((long) objects * OBJECT, 64);
-        long[] verified = {0};
-        int[] outstanding = {0};
-        List<Capability> targets = new ArrayList<>();
-        for (int peer = 0; peer < nodes; peer++) {
-            if (peer != worker.node().id()) {
-                targets.add(worker.capability(peer, regionIds[peer]));
+    private void progress(long done) {
+        int width = 40;
+        int filled = (int) (width * done / keys);
+        System.err.printf("\rloading [%s%s] %3d %% %,d/%,d keys", "#".repeat(filled), " ".repeat(width - filled),
+            100 * done / keys, done, keys);
+        System.err.flush();
+    }
+
+    private static void row(String operation, Histogram latency, double seconds) {
+        long count = latency.getTotalCount();
+        say("%-10s %,12d %,12.0f %9.1f %9.1f %9.1f%n", operation, count, count / seconds,
+            latency.getValueAtPercentile(50) / 1000.0, latency.getValueAtPercentile(99) / 1000.0,
+            latency.getValueAtPercentile(99.9) / 1000.0);
+    }
+
+    private static Map<AbortReason, Long> aborts(List<Farm> farms) {
+        Map<AbortReason, Long> aborts = new EnumMap<>(AbortReason.class);
+        for (Farm farm : farms) {
+            TxStats stats = farm.transactions().stats();
+            for (AbortReason reason : AbortReason.values()) {
+                aborts.merge(reason, stats.aborted(reason), Long::sum);
             }
         }
-        readNext(worker, targets, 0, buffer, verified, outstanding, done);
-        return done;
-    }
-
-    private void readNext(NodeWorker worker, List<Capability> targets, int index, MemorySegment buffer, long[] verified,
-                          int[] outstanding, CompletableFuture<Long> done) {
-        if (index == targets.size()) {
-            done.complete(verified[0]);
-            return;
-        }
-        Capability target = targets.get(index);
-        outstanding[0] = objects;
-        for (int k = 0; k < objects; k++) {
-            long offset = (long) k * OBJECT;
-            worker.port().read(target, offset, OBJECT, buffer, offset, failure -> {
-                if (failure != null) {
-                    done.completeExceptionally(failure);
-                    return;
-                }
-                for (long i = 0; i < OBJECT; i += 8) {
-                    if (buffer.get(ValueLayout.JAVA_LONG, offset + i) != pattern(target.regionId(), offset + i)) {
-                        done.completeExceptionally(new IllegalStateException("object at " + GlobalAddress.toString(
-                            GlobalAddress.of(target.regionId(), offset)) + " read from node " + target.node() + " is wrong"));
-                        return;
-                    }
-                }
-                verified[0]++;
-                if (--outstanding[0] == 0) {
-                    readNext(worker, targets, index + 1, buffer, verified, outstanding, done);
-                }
-            });
-        }
+        return aborts;
     }
 
     private static FabricStats[] stats(EmbeddedCluster cluster) {
         return cluster.nodes().stream().map(Node::stats).toArray(FabricStats[]::new);
     }
 
-    private static void row(int id, String phase, FabricStats s) {
-        say("%-6d %-10s %,10d %12s %,10d %12s %,10d %12s%n", id, phase, s.readOps(), bytes(s.readBytes()), s.writeOps(),
-            bytes(s.writeBytes()), s.messageOps(), bytes(s.messageBytes()));
-    }
-
-    private static String bytes(long n) {
-        if (n >= 1L << 30) {
-            return String.format("%.1f GiB", n / (double) (1L << 30));
+    private static void check(String option, int value, int min, int max) {
+        if (value < min || value > max) {
+            throw new IllegalArgumentException(option + " " + value + " is not accepted: " + min + ".." + max);
         }
-        if (n >= 1L << 20) {
-            return String.format("%.1f MiB", n / (double) (1L << 20));
-        }
-        if (n >= 1L << 10) {
-            return String.format("%.1f KiB", n / 1024.0);
-        }
-        return n + " B";
     }
 
     private static void say(String format, Object... args) {
         System.out.printf(format, args);
+        System.out.flush();
     }
 }

@@ -7,6 +7,7 @@ import io.farm.core.node.Blocking;
 import io.farm.core.object.FatPointer;
 import io.farm.core.object.LockFreeOperation;
 import io.farm.core.object.LockFreeReads;
+import io.farm.core.object.LockFreeReadTimeoutException;
 import io.farm.core.object.ObjectFreedException;
 import io.farm.core.object.ObjectLayout;
 
@@ -242,8 +243,9 @@ public final class HashTable {
         private void fail(Throwable failure) {
             Throwable cause = failure instanceof CompletionException && failure.getCause() != null
                 ? failure.getCause() : failure;
-            if (cause instanceof ObjectFreedException) {
+            if (cause instanceof ObjectFreedException || cause instanceof LockFreeReadTimeoutException) {
                 // A block or value freed, or a block's incarnation moved on: the chain changed under us.
+                // Or a read outlasted the bound of line versions (its worker was descheduled): read again.
                 restart();
             } else {
                 result.completeExceptionally(cause);
