@@ -199,9 +199,28 @@ final class MutationTransaction {
             return CompletableFuture.completedFuture(null);
         }
         byte[] object = HashTableLayout.valueObject(value);
-        return tx.txAlloc(object.length, shard).thenAccept(buffer -> {
+        return full(tx.txAlloc(object.length, shard), "an out-of-line value of " + value.length + " bytes")
+            .thenAccept(buffer -> {
             tx.txWrite(buffer, object);
             layout.putOutOfLine(place.object().bytes, place.slot(), key, buffer.fatPointer());
+        });
+    }
+
+    /** {@code allocation}, whose failure names the shard as full and says how to size the table. */
+    private CompletionStage<ObjectBuffer> full(CompletionStage<ObjectBuffer> allocation, String what) {
+        return allocation.handle((buffer, failure) -> {
+            if (failure == null) {
+                return buffer;
+            }
+            Throwable cause = failure instanceof java.util.concurrent.CompletionException && failure.getCause() != null
+                ? failure.getCause() : failure;
+            if (cause instanceof io.farm.core.tx.TransactionAbortedException abort) {
+                throw abort;
+            }
+            throw new IllegalStateException("shard " + home.shard() + " of table " + table.name() + " (on node "
+                + table.shardPrimary(home.shard()) + ") is full: no memory for " + what + " (" + cause.getMessage()
+                + "); size the table for its keys (bucket slots = shards x buckets per shard x H/2, about the key count"
+                + " / 0.9) or give its nodes more memory", cause);
         });
     }
 
@@ -301,7 +320,7 @@ final class MutationTransaction {
                 }
             }
         }
-        return tx.txAlloc(layout.blockSize(), shard).thenCompose(buffer -> {
+        return full(tx.txAlloc(layout.blockSize(), shard), "an overflow block").thenCompose(buffer -> {
             Loaded block = new Loaded(buffer);
             block.dirty = true;
             Loaded predecessor = chain.isEmpty() ? bucket(home.bucket()) : chain.getLast();
