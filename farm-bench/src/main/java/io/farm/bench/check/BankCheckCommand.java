@@ -18,6 +18,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Iterator;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
@@ -49,6 +50,9 @@ public final class BankCheckCommand implements Callable<Integer> {
     static final int MAX_NODES = 16;
     static final int MAX_ACCOUNTS = 4096;
     private static final Duration START_TIMEOUT = Duration.ofSeconds(90);
+    /** What a node process's ready line starts with ({@link JvmProcess#announceReady}). */
+    private static final String READY = "READY ";
+    private static final long POLL_MILLIS = 20;
 
     @Option(names = "--nodes", defaultValue = "3", description = "nodes, 1.." + MAX_NODES + " (default ${DEFAULT-VALUE})")
     int nodes;
@@ -148,14 +152,9 @@ public final class BankCheckCommand implements Callable<Integer> {
                         configFile.toString(), "--id", Integer.toString(id), "--accounts", Integer.toString(accounts),
                         "--seconds", Double.toString(seconds))));
             }
-            for (JvmProcess process : processes) {
-                process.awaitReady(START_TIMEOUT);
-            }
+            awaitEvery(processes, READY, START_TIMEOUT);
             System.err.println("check bank: " + nodes + " node processes up: " + processes);
-            Duration timeout = START_TIMEOUT.plus(workloadTimeout(seconds));
-            for (JvmProcess process : processes) {
-                process.awaitLine(BankNodeCommand.DONE, timeout);
-            }
+            awaitEvery(processes, BankNodeCommand.DONE, START_TIMEOUT.plus(workloadTimeout(seconds)));
             List<Accounts> parts = new ArrayList<>();
             List<NodeOutcome> outcomes = new ArrayList<>();
             List<History> histories = new ArrayList<>();
@@ -173,6 +172,38 @@ public final class BankCheckCommand implements Callable<Integer> {
                 Runtime.getRuntime().removeShutdownHook(hook);
             } catch (IllegalStateException shuttingDown) {
                 // The hook is running already.
+            }
+        }
+    }
+
+    /**
+     * Waits until every process printed a line starting with {@code prefix}; fails as soon as
+     * one of them exits without printing it (the others would only wait for it at a barrier),
+     * with that process's log tail.
+     */
+    private static void awaitEvery(List<JvmProcess> processes, String prefix, Duration timeout) {
+        List<JvmProcess> waiting = new ArrayList<>(processes);
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (!waiting.isEmpty()) {
+            for (Iterator<JvmProcess> i = waiting.iterator(); i.hasNext(); ) {
+                JvmProcess process = i.next();
+                boolean alive = process.isAlive();
+                try {
+                    process.awaitLine(prefix, Duration.ZERO);
+                    i.remove();
+                } catch (IllegalStateException notYet) {
+                    if (!alive || System.nanoTime() - deadline > 0) {
+                        throw notYet;
+                    }
+                }
+            }
+            if (!waiting.isEmpty()) {
+                try {
+                    Thread.sleep(POLL_MILLIS);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new IllegalStateException("interrupted while waiting for the node processes", e);
+                }
             }
         }
     }
