@@ -148,7 +148,7 @@ public final class BankCheckCommand implements Callable<Integer> {
             config.store(configFile);
             for (int id = 0; id < nodes; id++) {
                 processes.add(JvmProcess.start("bank node " + id, config.dataDir().resolve("node-" + id + ".log"),
-                    List.of("-Xmx1g"), "io.farm.bench.FarmMain", List.of("check", "bank-node", "--config",
+                    List.of("-Xmx2g"), "io.farm.bench.FarmMain", List.of("check", "bank-node", "--config",
                         configFile.toString(), "--id", Integer.toString(id), "--accounts", Integer.toString(accounts),
                         "--seconds", Double.toString(seconds))));
             }

@@ -196,11 +196,11 @@ final class BankWorkload {
      * @throws IllegalStateException if the audit does not commit in time
      */
     Audit finalAudit(long[] accounts) {
-        return await("the final audit", worker -> audit(worker, accounts));
+        return await("the final audit", worker -> farm.transactions().execute(worker, AUDIT_ATTEMPTS, auditOf(accounts)));
     }
 
-    private CompletionStage<Audit> audit(NodeWorker worker, long[] accounts) {
-        return farm.transactions().execute(worker, AUDIT_ATTEMPTS, tx -> readAll(tx, accounts).thenApply(read -> {
+    private static Function<Transaction, CompletionStage<Audit>> auditOf(long[] accounts) {
+        return tx -> readAll(tx, accounts).thenApply(read -> {
             long total = 0;
             int negative = 0;
             for (ObjectBuffer account : read) {
@@ -209,7 +209,23 @@ final class BankWorkload {
                 negative += balance < 0 ? 1 : 0;
             }
             return new Audit(total, negative);
-        }));
+        });
+    }
+
+    /**
+     * {@link Transactions#execute} of {@code body}, except that no attempt starts after
+     * {@code deadlineNanos} but the first: an operation retrying at the end of the run gives up
+     * with {@link RunOverException}, so the run ends soon after its deadline.
+     */
+    private <T> CompletionStage<T> executeUntil(NodeWorker worker, int attempts, long deadlineNanos,
+                                                Function<Transaction, CompletionStage<T>> body) {
+        int[] attempt = {0};
+        return farm.transactions().execute(worker, attempts, tx -> {
+            if (attempt[0]++ > 0 && System.nanoTime() - deadlineNanos >= 0) {
+                return CompletableFuture.failedFuture(new RunOverException());
+            }
+            return body.apply(tx);
+        });
     }
 
     /**
@@ -242,6 +258,13 @@ final class BankWorkload {
             return Blocking.await(farm.node().submit(0, operation), SETUP_TIMEOUT);
         } catch (TimeoutException e) {
             throw new IllegalStateException(what + " on node " + farm.node().id() + " did not complete within " + SETUP_TIMEOUT);
+        }
+    }
+
+    /** An operation that was still retrying when the run ended, and gave up. */
+    static final class RunOverException extends RuntimeException {
+        RunOverException() {
+            super("the run ended while the operation was retrying", null, false, false);
         }
     }
 
@@ -285,10 +308,11 @@ final class BankWorkload {
             try {
                 int kind = random.nextInt(100);
                 if (kind < FULL_AUDIT_PERCENT) {
-                    operation = audit(worker, accounts)
+                    operation = executeUntil(worker, AUDIT_ATTEMPTS, deadlineNanos, auditOf(accounts))
                         .thenAccept(audit -> tally.countAudit(audit.total(), expectedTotal, audit.negative()));
                 } else if (kind < FULL_AUDIT_PERCENT + PARTIAL_AUDIT_PERCENT) {
-                    operation = audit(worker, someAccounts()).thenAccept(audit -> tally.countPartialAudit(audit.negative()));
+                    operation = executeUntil(worker, AUDIT_ATTEMPTS, deadlineNanos, auditOf(someAccounts()))
+                        .thenAccept(audit -> tally.countPartialAudit(audit.negative()));
                 } else {
                     operation = transfer();
                 }
@@ -335,17 +359,19 @@ final class BankWorkload {
             long amount = 1 + random.nextInt(MAX_AMOUNT);
             long source = accounts[from];
             long target = accounts[to];
-            return farm.transactions().execute(worker, tx -> readAll(tx, new long[] {source, target}).thenApply(pair -> {
-                ObjectBuffer debit = pair.get(0);
-                long balance = balance(debit);
-                if (balance < amount) {
-                    return false;
-                }
-                tx.txWrite(debit, bytes(balance - amount));
-                ObjectBuffer credit = pair.get(1);
-                tx.txWrite(credit, bytes(balance(credit) + amount));
-                return true;
-            })).thenAccept(moved -> {
+            CompletionStage<Boolean> transfer = executeUntil(worker, Transactions.DEFAULT_ATTEMPTS, deadlineNanos,
+                tx -> readAll(tx, new long[] {source, target}).thenApply(pair -> {
+                    ObjectBuffer debit = pair.get(0);
+                    long balance = balance(debit);
+                    if (balance < amount) {
+                        return false;
+                    }
+                    tx.txWrite(debit, bytes(balance - amount));
+                    ObjectBuffer credit = pair.get(1);
+                    tx.txWrite(credit, bytes(balance(credit) + amount));
+                    return true;
+                }));
+            return transfer.thenAccept(moved -> {
                 if (moved) {
                     tally.transfers++;
                 } else {

@@ -21,7 +21,10 @@ final class WorkloadTally {
     long partialAudits;
     /** Committed audits that saw a total other than the bank's (full audits), or a negative balance. */
     long wrongAudits;
-    /** Operations that still aborted after every attempt (each attempt's abort is in the node's TxStats). */
+    /**
+     * Operations that still aborted after every attempt, or were still retrying when the run
+     * ended (each attempt's abort is in the node's TxStats).
+     */
     long gaveUp;
     /** Operations whose commit outcome was left unknown: the history may lack a committed transaction. */
     long outcomeUnknown;
@@ -59,6 +62,7 @@ final class WorkloadTally {
     void countFailure(Throwable cause) {
         switch (cause) {
             case TransactionAbortedException ignored -> gaveUp++;
+            case BankWorkload.RunOverException ignored -> gaveUp++;
             case CommitOutcomeUnknownException unknown -> {
                 outcomeUnknown++;
                 if (firstError == null) {
