@@ -110,7 +110,7 @@ public final class BankCheckCommand implements Callable<Integer> {
         return Duration.ofMillis((long) (seconds * 1000) + 60_000);
     }
 
-    private Collected runLocal(ClusterConfig config) throws TimeoutException {
+    private Collected runLocal(ClusterConfig config) {
         try (EmbeddedCluster cluster = EmbeddedCluster.start(config)) {
             List<BankWorkload> workloads = Farm.attachAll(cluster.nodes()).stream().map(BankWorkload::new).toList();
             List<Accounts> parts = new ArrayList<>();
@@ -123,8 +123,13 @@ public final class BankCheckCommand implements Callable<Integer> {
             List<CompletableFuture<WorkloadTally>> running = workloads.stream()
                 .map(workload -> workload.run(bank.addresses(), deadline)).toList();
             List<WorkloadTally> tallies = new ArrayList<>();
-            for (CompletableFuture<WorkloadTally> node : running) {
-                tallies.add(Blocking.await(node, workloadTimeout(seconds)));
+            for (int node = 0; node < nodes; node++) {
+                try {
+                    tallies.add(Blocking.await(running.get(node), workloadTimeout(seconds)));
+                } catch (TimeoutException e) {
+                    throw new IllegalStateException("the workload of node " + node + " did not end within "
+                        + workloadTimeout(seconds) + " of its start: an operation hangs");
+                }
             }
             BankWorkload.Audit finalAudit = workloads.getFirst().finalAudit(bank.addresses());
             List<History> histories = new ArrayList<>();

@@ -82,7 +82,7 @@ public final class BankNodeCommand implements Callable<Integer> {
         return 0;
     }
 
-    private void runCheck(Farm farm, int nodes, ExchangeDirectory exchange) throws TimeoutException {
+    private void runCheck(Farm farm, int nodes, ExchangeDirectory exchange) {
         BankWorkload workload = new BankWorkload(farm);
         exchange.arrive("attached", id, nodes, BARRIER_TIMEOUT);
         workload.open(BankWorkload.share(id, nodes, accounts)).store(exchange.accounts(id));
@@ -95,7 +95,13 @@ public final class BankNodeCommand implements Callable<Integer> {
 
         workload.startRecording(seconds);
         long deadline = System.nanoTime() + (long) (seconds * 1e9);
-        WorkloadTally tally = Blocking.await(workload.run(bank, deadline), BankCheckCommand.workloadTimeout(seconds));
+        WorkloadTally tally;
+        try {
+            tally = Blocking.await(workload.run(bank, deadline), BankCheckCommand.workloadTimeout(seconds));
+        } catch (TimeoutException e) {
+            throw new IllegalStateException("the workload of node " + id + " did not end within "
+                + BankCheckCommand.workloadTimeout(seconds) + " of its start: an operation hangs");
+        }
         exchange.arrive("ran", id, nodes, BARRIER_TIMEOUT);
         BankWorkload.Audit finalAudit = id == 0 ? workload.finalAudit(bank) : null;
         History history = workload.stopRecording();
