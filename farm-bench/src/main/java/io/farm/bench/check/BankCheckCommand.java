@@ -39,9 +39,10 @@ import java.util.concurrent.TimeoutException;
  * ({@link HistoryFile}); it waits for them, stops them, removes the directory and judges.
  */
 @Command(name = "bank", mixinStandardHelpOptions = true,
-    description = {"Transfers and audits between accounts spread over N nodes for S seconds, from every worker;",
-        "checks that every audit saw the bank's total and that the merged history of every node is strictly",
-        "serializable. Exit status 0 if both held, 1 if not. On shm each node is a process of this host."})
+    description = {"Transfers and audits from every worker of N nodes for S seconds.",
+        "Every audit must see the bank's total, and the merged history of every",
+        "node must be strictly serializable. Exit status 0 if both held, 1 if not.",
+        "On shm each node is a process of this host."})
 public final class BankCheckCommand implements Callable<Integer> {
     /** Workers per node. */
     static final int WORKERS = 2;
