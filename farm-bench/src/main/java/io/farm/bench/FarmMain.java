@@ -1,6 +1,7 @@
 package io.farm.bench;
 
 import io.farm.bench.alloc.AllocBenchCommand;
+import io.farm.bench.check.CheckCommand;
 import io.farm.bench.fabric.FabricBenchCommand;
 import io.farm.bench.fabric.FabricBenchServerCommand;
 import picocli.CommandLine;
@@ -10,7 +11,7 @@ import picocli.CommandLine.Command;
 @Command(name = "farm", mixinStandardHelpOptions = true, version = "farm 0.1.0",
     description = "FaRM (Fast Remote Memory) in Java.",
     subcommands = {DemoCommand.class, NodeCommand.class, ClusterCommand.class, FarmMain.Bench.class,
-        CommandLine.HelpCommand.class})
+        CheckCommand.class, CommandLine.HelpCommand.class})
 public final class FarmMain implements Runnable {
     @CommandLine.Spec
     private CommandLine.Model.CommandSpec spec;

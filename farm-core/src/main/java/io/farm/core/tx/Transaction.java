@@ -937,9 +937,17 @@ public final class Transaction {
         }
     }
 
-    private IllegalStateException ended(String what) {
+    /**
+     * Why an operation that completed after the transaction ended fails: the abort's own
+     * exception when the transaction aborted for a reason (so callers see a retryable reason),
+     * else an {@link IllegalStateException} saying it ended.
+     */
+    private RuntimeException ended(String what) {
+        if (state == State.ABORTED && abortCause != null) {
+            return abortCause;
+        }
         return new IllegalStateException(what + " after the transaction " + (state == State.COMMITTED ? "committed"
-            : "aborted" + (abortCause == null ? "" : ": " + abortCause.getMessage())));
+            : "was aborted (txAbort)"));
     }
 
     private static TransactionAbortedException abortFor(long address, Throwable failure) {
