@@ -42,6 +42,15 @@ record WorkloadReport(Workload workload, ClientResult clients, NodeCounts counts
         return perCommit(clients.writtenPrimaries() * (backups + 3L));
     }
 
+    /**
+     * Records a committed transaction sends as implemented: LOCK, its reply and COMMIT-PRIMARY per
+     * written primary, and one COMMIT-BACKUP per backup node of the written objects' regions (one
+     * record carries every object a node backs up, where the formula counts f per primary).
+     */
+    double expectedRecords() {
+        return perCommit(3 * clients.writtenPrimaries() + clients.backupNodes());
+    }
+
     double expectedReads() {
         return perCommit(clients.objectReads() + clients.validationReads());
     }
@@ -87,6 +96,7 @@ record WorkloadReport(Workload workload, ClientResult clients, NodeCounts counts
             .put("expected_writes", expectedWrites())
             .put("expected_reads", expectedReads())
             .put("writes_ratio", writes / expectedWrites())
+            .put("expected_records", expectedRecords())
             .put("reads_ratio", reads / expectedReads())
             .put("object_reads", perCommit(clients.objectReads()))
             .put("read_retries", perCommit(clients.readRetries()))

@@ -150,6 +150,7 @@ class TxnBenchCommandTest {
         assertEquals(2 * transfers, bank.path("records").path("commit_primary").asLong(), bank.toString());
         assertEquals(3 * transfers, bank.path("records").path("commit_backup").asLong(), bank.toString());
         assertEquals(10, bank.path("expected_writes").asDouble(), 1e-9, bank.toString());
+        assertEquals(9, bank.path("expected_records").asDouble(), 1e-9, "LOCK, reply, COMMIT-PRIMARY on 2 primaries, 3 COMMIT-BACKUPs");
 
         JsonNode check = json.path("check");
         assertEquals(3 * KEYS_PER_NODE, check.path("objects").asLong(), check.toString());
