@@ -101,77 +101,87 @@ public final class TxnBenchCommand implements Callable<Integer> {
             .dataDir(options.dataDir(name))
             .build();
         try (TxnCluster cluster = TxnCluster.start(config)) {
-            long start = System.nanoTime();
-            KeySpace keys = cluster.preload(keysPerNode);
-            progress("txn: %s fabric, %d nodes (f = %d backups), %d workers on node 0 with %d transactions in flight each,"
-                    + " %,d keys per node preloaded in %.1f s%n", fabric, nodes, backups, threads, window, keysPerNode,
-                (System.nanoTime() - start) / 1e9);
-            SplittableRandom seeds = new SplittableRandom(seed);
-            long updates = 0;
-            List<WorkloadReport> reports = new ArrayList<>();
-            // Every workload warms up first: the JIT compiles the commit path while all of them run.
-            if (warmup > 0) {
-                for (Workload workload : Workload.ALL) {
-                    updates += run(cluster, keys, workload, warmup, seeds).updates();
-                }
-                progress("warm-up: %.1f s per workload%n", warmup);
+            try {
+                return measure(cluster, backups);
+            } catch (Exception | Error e) {
+                System.err.print(cluster.serverLogs());
+                throw e;
             }
-            for (Workload workload : Workload.ALL) {
-                Thread.sleep(SETTLE_MILLIS);
-                NodeCounts before = cluster.counts(false);
-                long t0 = System.nanoTime();
-                ClientResult clients = run(cluster, keys, workload, seconds, seeds);
-                long nanos = System.nanoTime() - t0;
-                // Truncations wait up to TxCoordinator's delay for a record to ride on: let them go.
-                Thread.sleep(SETTLE_MILLIS);
-                NodeCounts after = cluster.counts(true);
-                updates += clients.updates();
-                WorkloadReport report = new WorkloadReport(workload, clients, after.minus(before), nanos, backups);
-                reports.add(report);
-                progress("%s: %,.0f commits/s, abort rate %.4f%n", workload.name(), report.committedPerSecond(),
-                    report.abortRate());
-            }
-            Farm driver = cluster.driver();
-            StoreCheck check = driver.node().submit(0, worker -> StoreCheck.run(driver.transactions(), worker, keys))
-                .get(300, TimeUnit.SECONDS);
-            boolean balanced = check.balances() == keys.keys() * KeyValueLayout.INITIAL_BALANCE;
-            boolean counted = check.updates() == updates;
-            JsonObject result = new JsonObject()
-                .put("benchmark", "txn")
-                .put("fabric", fabric)
-                .put("nodes", nodes)
-                .put("backups", backups)
-                .put("threads", threads)
-                .put("window", window)
-                .put("keys_per_node", keysPerNode)
-                .put("object_size", KeyValueLayout.SIZE)
-                .put("seconds_per_workload", seconds)
-                .put("warmup_seconds", warmup);
-            JsonObject workloads = new JsonObject();
-            for (WorkloadReport report : reports) {
-                workloads.put(report.workload().jsonName(), report.json());
-            }
-            result.put("workloads", workloads)
-                .put("check", new JsonObject()
-                    .put("objects", check.objects())
-                    .put("balance_sum", check.balances())
-                    .put("expected_balance_sum", keys.keys() * KeyValueLayout.INITIAL_BALANCE)
-                    .put("update_sum", check.updates())
-                    .put("committed_updates", updates)
-                    .put("holds", balanced && counted));
-            System.err.printf(Locale.ROOT, "%n%s%n", WorkloadReport.header());
-            for (WorkloadReport report : reports) {
-                System.err.println(report.row());
-            }
-            System.err.printf(Locale.ROOT, "per committed transaction, summed over every node; f = %d%n", backups);
-            System.err.printf(Locale.ROOT, "store check: %,d objects, balance sum %,d (expected %,d), updates %,d (committed %,d): %s%n",
-                check.objects(), check.balances(), keys.keys() * KeyValueLayout.INITIAL_BALANCE, check.updates(), updates,
-                balanced && counted ? "holds" : "VIOLATED");
-            options.print(result);
-            return balanced && counted ? 0 : 1;
         } finally {
             RegionStore.deleteTree(config.dataDir());
         }
+    }
+
+    /** Preloads the store, runs every workload, checks the store and reports; returns the exit status. */
+    private int measure(TxnCluster cluster, int backups) throws Exception {
+        long start = System.nanoTime();
+        KeySpace keys = cluster.preload(keysPerNode);
+        progress("txn: %s fabric, %d nodes (f = %d backups), %d workers on node 0 with %d transactions in flight each,"
+                + " %,d keys per node preloaded in %.1f s%n", fabric, nodes, backups, threads, window, keysPerNode,
+            (System.nanoTime() - start) / 1e9);
+        SplittableRandom seeds = new SplittableRandom(seed);
+        long updates = 0;
+        List<WorkloadReport> reports = new ArrayList<>();
+        // Every workload warms up first: the JIT compiles the commit path while all of them run.
+        if (warmup > 0) {
+            for (Workload workload : Workload.ALL) {
+                updates += run(cluster, keys, workload, warmup, seeds).updates();
+            }
+            progress("warm-up: %.1f s per workload%n", warmup);
+        }
+        for (Workload workload : Workload.ALL) {
+            Thread.sleep(SETTLE_MILLIS);
+            NodeCounts before = cluster.counts(false);
+            long t0 = System.nanoTime();
+            ClientResult clients = run(cluster, keys, workload, seconds, seeds);
+            long nanos = System.nanoTime() - t0;
+            // Truncations wait up to TxCoordinator's delay for a record to ride on: let them go.
+            Thread.sleep(SETTLE_MILLIS);
+            NodeCounts after = cluster.counts(true);
+            updates += clients.updates();
+            WorkloadReport report = new WorkloadReport(workload, clients, after.minus(before), nanos, backups);
+            reports.add(report);
+            progress("%s: %,.0f commits/s, abort rate %.4f%n", workload.name(), report.committedPerSecond(),
+                report.abortRate());
+        }
+        Farm driver = cluster.driver();
+        StoreCheck check = driver.node().submit(0, worker -> StoreCheck.run(driver.transactions(), worker, keys))
+            .get(300, TimeUnit.SECONDS);
+        boolean balanced = check.balances() == keys.keys() * KeyValueLayout.INITIAL_BALANCE;
+        boolean counted = check.updates() == updates;
+        JsonObject result = new JsonObject()
+            .put("benchmark", "txn")
+            .put("fabric", fabric)
+            .put("nodes", nodes)
+            .put("backups", backups)
+            .put("threads", threads)
+            .put("window", window)
+            .put("keys_per_node", keysPerNode)
+            .put("object_size", KeyValueLayout.SIZE)
+            .put("seconds_per_workload", seconds)
+            .put("warmup_seconds", warmup);
+        JsonObject workloads = new JsonObject();
+        for (WorkloadReport report : reports) {
+            workloads.put(report.workload().jsonName(), report.json());
+        }
+        result.put("workloads", workloads)
+            .put("check", new JsonObject()
+                .put("objects", check.objects())
+                .put("balance_sum", check.balances())
+                .put("expected_balance_sum", keys.keys() * KeyValueLayout.INITIAL_BALANCE)
+                .put("update_sum", check.updates())
+                .put("committed_updates", updates)
+                .put("holds", balanced && counted));
+        System.err.printf(Locale.ROOT, "%n%s%n", WorkloadReport.header());
+        for (WorkloadReport report : reports) {
+            System.err.println(report.row());
+        }
+        System.err.printf(Locale.ROOT, "per committed transaction, summed over every node; f = %d%n", backups);
+        System.err.printf(Locale.ROOT, "store check: %,d objects, balance sum %,d (expected %,d), updates %,d (committed %,d): %s%n",
+            check.objects(), check.balances(), keys.keys() * KeyValueLayout.INITIAL_BALANCE, check.updates(), updates,
+            balanced && counted ? "holds" : "VIOLATED");
+        options.print(result);
+        return balanced && counted ? 0 : 1;
     }
 
     /** Runs {@code workload} on every worker of node 0 for {@code duration} seconds; sums their results. */

@@ -28,11 +28,13 @@ final class TxnCluster implements AutoCloseable {
 
     private final ClusterConfig config;
     private final List<AutoCloseable> resources;
+    private final List<JvmProcess> servers;
     private final Farm driver;
 
-    private TxnCluster(ClusterConfig config, List<AutoCloseable> resources, Farm driver) {
+    private TxnCluster(ClusterConfig config, List<AutoCloseable> resources, List<JvmProcess> servers, Farm driver) {
         this.config = config;
         this.resources = resources;
+        this.servers = servers;
         this.driver = driver;
     }
 
@@ -42,6 +44,7 @@ final class TxnCluster implements AutoCloseable {
         try {
             Files.createDirectories(config.dataDir());
             Farm driver;
+            List<JvmProcess> servers = new ArrayList<>();
             if (config.fabric() == FabricKind.LOCAL) {
                 LocalNetwork network = new LocalNetwork();
                 List<Node> nodes = new ArrayList<>();
@@ -61,7 +64,6 @@ final class TxnCluster implements AutoCloseable {
             } else {
                 Path configFile = config.dataDir().resolve("cluster.properties");
                 config.store(configFile);
-                List<JvmProcess> servers = new ArrayList<>();
                 for (int id = 1; id < config.size(); id++) {
                     JvmProcess server = JvmProcess.start("txn benchmark node " + id,
                         config.dataDir().resolve("node-" + id + ".log"), List.of("-Xmx512m"), "io.farm.bench.FarmMain",
@@ -78,7 +80,7 @@ final class TxnCluster implements AutoCloseable {
                 }
                 node.awaitPeers(START_TIMEOUT);
             }
-            return new TxnCluster(config, resources, driver);
+            return new TxnCluster(config, resources, servers, driver);
         } catch (Exception | Error e) {
             closeAll(resources, e);
             throw e;
@@ -127,6 +129,15 @@ final class TxnCluster implements AutoCloseable {
         });
         NodeCounts servers = others.get(TxnBenchService.COUNTS_TIMEOUT.toSeconds() + 30, TimeUnit.SECONDS);
         return servers.plus(driverFirst ? own : NodeCounts.of(driver));
+    }
+
+    /** The last lines of every child node's log (none on the local fabric), to explain a failure. */
+    String serverLogs() {
+        StringBuilder logs = new StringBuilder();
+        for (JvmProcess server : servers) {
+            logs.append(server.logTail()).append(System.lineSeparator());
+        }
+        return logs.toString();
     }
 
     /** Stops every node, the driver's first (their files go; the caller removes the cluster's directory). */
