@@ -166,8 +166,9 @@ class TxnBenchCommandTest {
         JsonNode json = onlyJsonLine(bench("--fabric", "shm", "--seconds", "0.3", "--json"));
 
         assertEquals("shm", json.path("fabric").asText());
+        // assertEveryWorkload finds as many LOCK replies as LOCK records: the replies of the child
+        // nodes, primaries of two thirds of the keys, are counted, so their counts were collected.
         JsonNode workloads = assertEveryWorkload(json, 3);
-        // LOCK replies are sent by the primaries: with node 0 as the only coordinator, most come from the children.
         JsonNode mixed = workloads.path("o_4_2");
         assertEquals(mixed.path("expected_commit_primary_records").asLong(),
             mixed.path("records").path("commit_primary").asLong(), mixed.toString());
