@@ -9,6 +9,8 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.util.Arrays;
 
 /**
  * The preloaded objects of the store: {@code keysPerNode} objects whose primary is node
@@ -67,7 +69,7 @@ final class KeySpace {
     /** The backups of the region of {@code address}: its replicas after the primary. */
     int[] backupsOf(long address) {
         int[] replicas = placement.replicas(GlobalAddress.regionId(address)).toArray();
-        return java.util.Arrays.copyOfRange(replicas, 1, replicas.length);
+        return Arrays.copyOfRange(replicas, 1, replicas.length);
     }
 
     /** Writes one node's addresses to {@code file} (a count, then the addresses, little-endian). */
@@ -80,7 +82,7 @@ final class KeySpace {
         try {
             Path partial = file.resolveSibling(file.getFileName() + ".partial");
             Files.write(partial, bytes.array());
-            Files.move(partial, file, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+            Files.move(partial, file, StandardCopyOption.ATOMIC_MOVE);
         } catch (IOException e) {
             throw new UncheckedIOException("cannot write the key addresses to " + file, e);
         }

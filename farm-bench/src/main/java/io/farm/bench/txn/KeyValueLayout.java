@@ -23,15 +23,14 @@ import java.nio.ByteOrder;
 final class KeyValueLayout {
     /** Application bytes of an object. */
     static final int SIZE = 48;
-    /** Bytes of the key. */
-    static final int KEY_SIZE = 8;
-    /** Bytes of the value. */
-    static final int VALUE_SIZE = SIZE - KEY_SIZE;
     /** Balance every account starts with. */
     static final long INITIAL_BALANCE = 1_000;
 
+    /** Offset of the 8-byte key; the 40-byte value follows it. */
     static final int KEY_OFFSET = 0;
+    /** Offset of the bank balance. */
     static final int BALANCE_OFFSET = 8;
+    /** Offset of the count of O(r,w) updates. */
     static final int UPDATES_OFFSET = 16;
 
     private static final VarHandle LONG = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);

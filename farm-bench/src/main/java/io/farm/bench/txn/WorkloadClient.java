@@ -65,14 +65,23 @@ final class WorkloadClient {
         TxnPlan plan = chooser.next();
         long start = System.nanoTime();
         inFlight++;
-        transactions.execute(worker, tx -> body(tx, plan)).whenComplete((ignored, failure) -> {
+        CompletionStage<Void> committed;
+        try {
+            committed = transactions.execute(worker, tx -> body(tx, plan));
+        } catch (RuntimeException e) {
+            done.completeExceptionally(e);
+            return;
+        }
+        committed.whenComplete((ignored, failure) -> {
             inFlight--;
             Throwable cause = failure instanceof CompletionException && failure.getCause() != null
                 ? failure.getCause() : failure;
             if (cause == null) {
                 latency.recordValue(Math.max(0, System.nanoTime() - start));
                 result.committed(plan);
-            } else if (cause instanceof TransactionAbortedException) {
+            } else if (cause instanceof TransactionAbortedException abort && abort.reason().retryable()) {
+                // Every attempt aborted for a reason that passes (conflicts, timeouts). Others, such as a
+                // freed object or a changed configuration, cannot happen here: they end the run.
                 result.gaveUp();
             } else {
                 done.completeExceptionally(cause);
