@@ -206,15 +206,15 @@ class ConcurrentHistoryProperties {
     record TxSpec(Kind kind, List<Step> steps) {
         /** The body for {@code execute}: what it saw and wrote, reported once it commits. */
         CompletionStage<List<Observation>> run(Transaction tx, long[] addresses) {
-            List<CompletableFuture<ObjectBuffer>> reads = new ArrayList<>();
+            List<CompletionStage<ObjectBuffer>> reads = new ArrayList<>();
             for (Step step : steps) {
-                reads.add(tx.txRead(addresses[step.object()], Long.BYTES).toCompletableFuture());
+                reads.add(tx.txRead(addresses[step.object()], Long.BYTES));
             }
-            return CompletableFuture.allOf(reads.toArray(CompletableFuture[]::new)).thenApply(ignored -> {
+            return ParallelReads.all(reads).thenApply(buffers -> {
                 List<Observation> observed = new ArrayList<>();
                 for (int i = 0; i < steps.size(); i++) {
                     Step step = steps.get(i);
-                    ObjectBuffer buffer = reads.get(i).join();
+                    ObjectBuffer buffer = buffers.get(i);
                     long address = addresses[step.object()];
                     long version = buffer.version();
                     long value = longOf(buffer.toByteArray());
