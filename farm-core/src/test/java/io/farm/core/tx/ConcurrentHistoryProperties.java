@@ -75,7 +75,7 @@ class ConcurrentHistoryProperties {
         }
     }
 
-    @Property(tries = 15, shrinking = ShrinkingMode.OFF)
+    @Property(tries = 10, shrinking = ShrinkingMode.OFF)
     void concurrentTransactionsAreStrictlySerializableAndLoseNoCommittedWrite(@ForAll("workloads") Workload workload)
         throws Exception {
         int objects = workload.primaries().length;
@@ -165,7 +165,7 @@ class ConcurrentHistoryProperties {
             List<Arbitrary<List<TxSpec>>> workers = new ArrayList<>();
             for (int node = 0; node < NODES; node++) {
                 for (int worker = 0; worker < THREADS; worker++) {
-                    workers.add(transaction(primaries, node).list().ofMinSize(50).ofMaxSize(100));
+                    workers.add(transaction(primaries, node).list().ofMinSize(30).ofMaxSize(60));
                 }
             }
             return Combinators.combine(workers).as(lists -> new Workload(primaries, lists));

@@ -16,6 +16,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Queue;
 import java.util.Set;
@@ -26,6 +27,7 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.function.BooleanSupplier;
@@ -58,6 +60,13 @@ class LockFreeReadsRacingCommitsTest {
     private static final int MIN_READS_PER_SIZE = 150;
     /** Each reader sees at least this many new contents, so its reads really raced the commits. */
     private static final int MIN_CHANGES_SEEN = 100;
+    /**
+     * Each reader accepts at least this many copies only after a retry (a copy that was locked or
+     * mixed line versions: a read that overlapped an install), unless a reader accepts a torn copy first.
+     */
+    private static final int MIN_RACED_READS = 50;
+    /** Lock-free reads of a stale pointer after the race, while they time out. */
+    private static final int STALE_READ_ATTEMPTS = 16;
     /** Replacements (free and allocate in one transaction) each freer commits. */
     private static final int REPLACEMENTS = 150;
 
@@ -82,7 +91,7 @@ class LockFreeReadsRacingCommitsTest {
     void noReaderAcceptsATornCopyWhileTransactionsCommitNewContents() throws Exception {
         ReadTally tally = raceReadersAgainstWriters();
         if (tally.anomalies() > 0) {
-            System.out.println("a torn copy in a first race, racing again to confirm (docs/decisions.md, "
+            System.out.println("a torn or older copy in a first race, racing again to confirm (docs/decisions.md, "
                 + "\"The machines' memory ordering\"): " + tally);
             tally = raceReadersAgainstWriters();
         }
@@ -93,6 +102,7 @@ class LockFreeReadsRacingCommitsTest {
             assertTrue(tally.transactional[s] >= READERS.length * MIN_READS_PER_SIZE, tally::toString);
         }
         assertTrue(tally.changesSeen >= READERS.length * MIN_CHANGES_SEEN, tally::toString);
+        assertTrue(tally.raced >= READERS.length * MIN_RACED_READS, tally::toString);
         System.out.println("reads racing commits: " + tally);
     }
 
@@ -106,6 +116,7 @@ class LockFreeReadsRacingCommitsTest {
             }
         }
         AtomicInteger readersDone = new AtomicInteger();
+        AtomicBoolean anomalySeen = new AtomicBoolean();
         List<CompletableFuture<Void>> runs = new ArrayList<>();
         List<ReadTally> tallies = new ArrayList<>();
         for (int w = 0; w < WRITERS.length; w++) {
@@ -114,7 +125,7 @@ class LockFreeReadsRacingCommitsTest {
                 () -> commitNewContents(worker, objects, random))));
         }
         for (int[] reader : READERS) {
-            ReadTally tally = new ReadTally(objects.size());
+            ReadTally tally = new ReadTally(objects.size(), anomalySeen);
             tallies.add(tally);
             SplittableRandom random = new SplittableRandom(reader[0] * 2 + reader[1]);
             runs.add(on(reader, worker -> repeat(worker, () -> {
@@ -129,7 +140,7 @@ class LockFreeReadsRacingCommitsTest {
         for (CompletableFuture<Void> run : runs) {
             Liveness.await(run);
         }
-        ReadTally total = new ReadTally(0);
+        ReadTally total = new ReadTally(0, anomalySeen);
         tallies.forEach(total::add);
         return total;
     }
@@ -165,7 +176,7 @@ class LockFreeReadsRacingCommitsTest {
             checks.add(reads.lockFreeRead(operation, objects.get(i)[0], SIZES[size]).<Void>handle((buffer, failure) -> {
                 if (failure == null) {
                     tally.lockFree[size]++;
-                    tally.check(object, buffer.toByteArray());
+                    tally.check(object, buffer);
                 } else if (unwrap(failure) instanceof LockFreeReadTimeoutException) {
                     tally.timeouts++;
                 } else {
@@ -190,7 +201,7 @@ class LockFreeReadsRacingCommitsTest {
             for (int s = 0; s < SIZES.length; s++) {
                 reads.add(tx.txRead(objects.get(chosen[s])[0], SIZES[s]));
             }
-            return ParallelReads.all(reads).thenApply(buffers -> buffers.stream().map(ObjectBuffer::toByteArray).toList());
+            return ParallelReads.all(reads);
         }).handle((copies, failure) -> {
             if (failure == null) {
                 for (int s = 0; s < SIZES.length; s++) {
@@ -211,27 +222,37 @@ class LockFreeReadsRacingCommitsTest {
         final long[] lockFree = new long[SIZES.length];
         final long[] transactional = new long[SIZES.length];
         final long[] lastSequence;
+        /** Shared by the readers of a race: once one accepted a torn or older copy, all stop. */
+        final AtomicBoolean anomalySeen;
         long iterations;
+        long raced;
         long torn;
         long wentBack;
         long changesSeen;
         long timeouts;
         long aborted;
 
-        ReadTally(int objects) {
-            lastSequence = new long[objects];
+        ReadTally(int objects, AtomicBoolean anomalySeen) {
+            this.lastSequence = new long[objects];
+            this.anomalySeen = anomalySeen;
         }
 
         /** Checks an accepted copy of {@code object}: intact, of that object, and no older than the last one seen. */
-        void check(int object, byte[] copy) {
+        void check(int object, ObjectBuffer buffer) {
+            if (buffer.retries() > 0) {
+                raced++;
+            }
+            byte[] copy = buffer.toByteArray();
             long stamp = StampedContent.stampOf(copy);
             if (!StampedContent.intact(copy) || StampedContent.serial(stamp) != object) {
                 torn++;
+                anomalySeen.set(true);
                 return;
             }
             int sequence = StampedContent.sequence(stamp);
             if (sequence < lastSequence[object]) {
                 wentBack++;
+                anomalySeen.set(true);
             } else if (sequence > lastSequence[object]) {
                 changesSeen++;
                 lastSequence[object] = sequence;
@@ -239,12 +260,15 @@ class LockFreeReadsRacingCommitsTest {
         }
 
         boolean hasItsShare() {
+            if (anomalySeen.get()) {
+                return true;
+            }
             for (int s = 0; s < SIZES.length; s++) {
                 if (lockFree[s] < MIN_READS_PER_SIZE || transactional[s] < MIN_READS_PER_SIZE) {
                     return false;
                 }
             }
-            return changesSeen >= MIN_CHANGES_SEEN;
+            return changesSeen >= MIN_CHANGES_SEEN && raced >= MIN_RACED_READS;
         }
 
         long anomalies() {
@@ -257,6 +281,7 @@ class LockFreeReadsRacingCommitsTest {
                 transactional[s] += other.transactional[s];
             }
             iterations += other.iterations;
+            raced += other.raced;
             torn += other.torn;
             wentBack += other.wentBack;
             changesSeen += other.changesSeen;
@@ -266,10 +291,10 @@ class LockFreeReadsRacingCommitsTest {
 
         @Override
         public String toString() {
-            return "lock-free copies per size " + java.util.Arrays.toString(lockFree) + ", transactional copies per size "
-                + java.util.Arrays.toString(transactional) + ", torn " + torn + ", went back " + wentBack
+            return "lock-free copies per size " + Arrays.toString(lockFree) + ", transactional copies per size "
+                + Arrays.toString(transactional) + ", torn " + torn + ", went back " + wentBack
                 + ", new contents seen " + changesSeen + ", read timeouts " + timeouts + ", aborted read-only transactions "
-                + aborted + ", iterations " + iterations;
+                + aborted + ", iterations " + iterations + ", copies accepted after a retry " + raced;
         }
     }
 
@@ -280,7 +305,7 @@ class LockFreeReadsRacingCommitsTest {
         Slots slots = new Slots();
         FreedTally tally = raceReadersAgainstReplacements(slots);
         if (tally.anomalies() > 0) {
-            System.out.println("a torn copy in a first race, racing again to confirm (docs/decisions.md, "
+            System.out.println("a torn copy or another object's bytes in a first race, racing again to confirm (docs/decisions.md, "
                 + "\"The machines' memory ordering\"): " + tally);
             slots = new Slots();
             tally = raceReadersAgainstReplacements(slots);
@@ -298,13 +323,19 @@ class LockFreeReadsRacingCommitsTest {
         for (Entry stale : slots.retired) {
             int node = refused % NODES;
             StaleRead read = cluster.on(node, 0, worker -> readStale(worker, stale));
-            assertInstanceOf(ObjectFreedException.class, read.pointerFailure(), () -> stale + ": " + read);
+            for (int attempt = 1; attempt < STALE_READ_ATTEMPTS && read.pointerFailure() instanceof LockFreeReadTimeoutException;
+                 attempt++) {
+                // A timed-out read says nothing about the object (a loaded machine descheduled the reader): read again.
+                read = cluster.on(node, 0, worker -> readStale(worker, stale));
+            }
+            StaleRead last = read;
+            assertInstanceOf(ObjectFreedException.class, last.pointerFailure(), () -> stale + ": " + last);
             ExecutionException aborted = assertThrows(ExecutionException.class,
                 () -> cluster.execute(node, 1, tx -> tx.txRead(stale.pointer())));
             TransactionAbortedException abort = assertInstanceOf(TransactionAbortedException.class, aborted.getCause());
             assertEquals(AbortReason.OBJECT_FREED, abort.reason(), abort::toString);
             refused++;
-            if (read.byAddress() != null && StampedContent.serial(StampedContent.stampOf(read.byAddress())) != stale.serial()) {
+            if (last.byAddress() != null && StampedContent.serial(StampedContent.stampOf(last.byAddress())) != stale.serial()) {
                 reused++;
             }
         }
