@@ -3,13 +3,14 @@ package io.farm.bench;
 import io.farm.bench.alloc.AllocBenchCommand;
 import io.farm.bench.fabric.FabricBenchCommand;
 import io.farm.bench.fabric.FabricBenchServerCommand;
+import io.farm.bench.ycsb.YcsbCommand;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
 /** The {@code farm} command: {@code bin/farm} runs this class. */
 @Command(name = "farm", mixinStandardHelpOptions = true, version = "farm 0.1.0",
     description = "FaRM (Fast Remote Memory) in Java.",
-    subcommands = {DemoCommand.class, NodeCommand.class, ClusterCommand.class, FarmMain.Bench.class,
+    subcommands = {DemoCommand.class, NodeCommand.class, ClusterCommand.class, FarmMain.Bench.class, YcsbCommand.class,
         CommandLine.HelpCommand.class})
 public final class FarmMain implements Runnable {
     @CommandLine.Spec

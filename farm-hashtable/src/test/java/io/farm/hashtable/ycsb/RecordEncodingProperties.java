@@ -46,7 +46,7 @@ class RecordEncodingProperties {
         expected.forEach((name, value) -> assertArrayEquals(value, merged.get(name), name));
     }
 
-    @Property(tries = 200)
+    @Property(tries = 40)
     void everyProperPrefixOfARecordIsRefused(@ForAll("records") Map<String, byte[]> fields) {
         byte[] record = RecordEncoding.encode(fields);
         for (int length = 0; length < record.length; length++) {
