@@ -1,5 +1,6 @@
 package io.farm.hashtable.ycsb;
 
+import io.farm.core.object.LockFreeReadTimeoutException;
 import io.farm.hashtable.HashTable;
 import site.ycsb.ByteArrayByteIterator;
 import site.ycsb.ByteIterator;
@@ -24,7 +25,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * ({@link YcsbNode}) and sends its operations to one worker of that node (round robin over the
  * instances) through the hashtable's blocking facade: a YCSB thread is not a farm worker.
  * <ul>
- *   <li>{@link #read}: one lock-free lookup; the selected fields (all if none are named).</li>
+ *   <li>{@link #read}: one lock-free lookup; the selected fields (all if none are named). A
+ *       lookup aborted by a slow fabric read ({@link LockFreeReadTimeoutException}) is retried.</li>
  *   <li>{@link #insert}: insert if absent; a key already present gives {@link #ALREADY_EXISTS}.</li>
  *   <li>{@link #update}: merges the given fields into the stored record: a lookup, the merge here,
  *       then an update-if-present of the whole record. The hashtable has no atomic merge or
@@ -42,6 +44,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
 public final class FarmDB extends DB {
     /** The status of an insert whose key is present already (nothing changed). */
     public static final Status ALREADY_EXISTS = new Status("ALREADY_EXISTS", "a record with this key exists");
+    /** Lookups of one operation, when they keep being aborted by a slow fabric read. */
+    static final int LOOKUP_ATTEMPTS = 8;
     private static final String BAD_REQUEST = Status.BAD_REQUEST.getName();
     private static final AtomicBoolean REPORTED_BAD_REQUEST = new AtomicBoolean();
     private static final AtomicBoolean REPORTED_ERROR = new AtomicBoolean();
@@ -87,7 +91,7 @@ public final class FarmDB extends DB {
     @Override
     public Status read(String tableName, String key, Set<String> fields, Map<String, ByteIterator> result) {
         try {
-            byte[] record = table.getBlocking(worker, key(tableName, key));
+            byte[] record = lookup(key(tableName, key));
             if (record == null) {
                 return Status.NOT_FOUND;
             }
@@ -113,7 +117,7 @@ public final class FarmDB extends DB {
             byte[] keyBytes = key(tableName, key);
             Map<String, byte[]> changes = bytes(values);
             synchronized (node.stripe(keyBytes)) {
-                byte[] record = table.getBlocking(worker, keyBytes);
+                byte[] record = lookup(keyBytes);
                 if (record == null) {
                     return Status.NOT_FOUND;
                 }
@@ -147,6 +151,24 @@ public final class FarmDB extends DB {
             }
         } catch (RuntimeException e) {
             return failed("delete", key, e);
+        }
+    }
+
+    /**
+     * The stored record of {@code key}, or null. A lookup aborted because one of its fabric reads
+     * outlasted the bound within which line versions cannot wrap (its worker was descheduled, e.g.
+     * on an overloaded host) read nothing wrong, it only could not prove its copy consistent: it
+     * is tried again, up to {@value #LOOKUP_ATTEMPTS} times in all.
+     */
+    private byte[] lookup(byte[] key) {
+        for (int attempt = 1; ; attempt++) {
+            try {
+                return table.getBlocking(worker, key);
+            } catch (LockFreeReadTimeoutException e) {
+                if (attempt == LOOKUP_ATTEMPTS) {
+                    throw e;
+                }
+            }
         }
     }
 
