@@ -34,10 +34,10 @@ import java.util.concurrent.Callable;
  * phase needs the load phase in the same invocation ({@code load+run}).
  */
 @Command(name = "ycsb", mixinStandardHelpOptions = true, sortOptions = false,
-    description = {"Run YCSB phases with the farm hashtable binding, in this JVM: on an embedded 3-node cluster",
-        "(local fabric, 2 backups), or with --config/--id as one node of a static shm cluster whose other",
-        "nodes run 'farm node'. Records live only as long as this command: a run phase needs the load",
-        "phase in the same invocation (load+run).",
+    description = {"Run YCSB phases with the farm hashtable binding, in this JVM: on an embedded 3-node cluster "
+        + "(local fabric, 2 backups), or with --config/--id as one node of a static shm cluster whose other nodes run "
+        + "'farm node'. Records live only as long as this command: a run phase needs the load phase in the same "
+        + "invocation (load+run).",
         "Workloads A-F: -P workloada .. workloadf (shipped), or a file by path."})
 public final class YcsbCommand implements Callable<Integer> {
     /** Where the six core workloads ship, on the classpath and under farm-bench/src/main/resources. */
@@ -72,13 +72,13 @@ public final class YcsbCommand implements Callable<Integer> {
     @Option(names = "--id", paramLabel = "N", description = "this process's node id in --config")
     Integer id;
 
-    @Option(names = "--peer-timeout", defaultValue = "60", description = "seconds to wait for the other members with --config (default ${DEFAULT-VALUE})")
+    @Option(names = "--peer-timeout", paramLabel = "S", defaultValue = "60", description = "seconds to wait for the other members with --config (default ${DEFAULT-VALUE})")
     int peerTimeout;
 
-    @Option(names = "--workers", defaultValue = "2", description = "workers per node of the embedded cluster (default ${DEFAULT-VALUE})")
+    @Option(names = "--workers", paramLabel = "N", defaultValue = "2", description = "workers per node of the embedded cluster (default ${DEFAULT-VALUE})")
     int workers;
 
-    @Option(names = "--region-size", defaultValue = "67108864", description = "region size of the embedded cluster, bytes, a power of two (default 64 MiB)")
+    @Option(names = "--region-size", paramLabel = "BYTES", defaultValue = "67108864", description = "region size of the embedded cluster, bytes, a power of two (default 64 MiB)")
     long regionSize;
 
     @Override
