@@ -6,6 +6,7 @@ import io.farm.bench.fabric.FabricBenchCommand;
 import io.farm.bench.fabric.FabricBenchServerCommand;
 import io.farm.bench.txn.TxnBenchCommand;
 import io.farm.bench.txn.TxnBenchServerCommand;
+import io.farm.bench.ycsb.YcsbCommand;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
@@ -13,7 +14,7 @@ import picocli.CommandLine.Command;
 @Command(name = "farm", mixinStandardHelpOptions = true, version = "farm 0.1.0",
     description = "FaRM (Fast Remote Memory) in Java.",
     subcommands = {DemoCommand.class, NodeCommand.class, ClusterCommand.class, FarmMain.Bench.class,
-        CheckCommand.class, CommandLine.HelpCommand.class})
+        CheckCommand.class, YcsbCommand.class, CommandLine.HelpCommand.class})
 public final class FarmMain implements Runnable {
     @CommandLine.Spec
     private CommandLine.Model.CommandSpec spec;

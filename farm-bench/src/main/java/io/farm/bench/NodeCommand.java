@@ -1,10 +1,12 @@
 package io.farm.bench;
 
+import io.farm.core.Farm;
 import io.farm.core.cluster.JvmProcess;
 import io.farm.core.cluster.Node;
 import io.farm.core.fabric.shm.ShmFabric;
 import io.farm.core.config.ClusterConfig;
 import io.farm.core.config.FabricKind;
+import io.farm.hashtable.HashTables;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
@@ -43,6 +45,11 @@ public final class NodeCommand implements Callable<Integer> {
         }
         Node node = Node.start(cluster, id, ShmFabric.open(cluster.dataDir(), id));
         try {
+            // The services and hashtables, attached before the peers are awaited: a member that
+            // answers serves transactions, allocations and tables (e.g. 'farm ycsb --config').
+            HashTables.attach(Farm.attach(node));
+            System.err.println("farm: node " + id + " of cluster " + cluster.name() + " serves (services and hashtables"
+                + " attached); waiting for all " + cluster.size() + " members");
             node.awaitPeers(Duration.ofSeconds(peerTimeout));
         } catch (RuntimeException e) {
             node.close();

@@ -33,7 +33,7 @@ class ClusterCommandTest {
     void clusterStartsItsNodeProcessesAndLeavesNoProcessOrFileBehind() {
         List<ProcessHandle> before = ProcessHandle.current().descendants().toList();
 
-        FarmRun run = FarmRun.of("cluster", "--nodes", "2", "--fabric", "shm", "--seconds", "1", "--region-size", "1048576",
+        FarmRun run = FarmRun.of("cluster", "--nodes", "2", "--fabric", "shm", "--seconds", "1", "--region-size", "4194304",
             "--name", "two", "--data-dir", temp.toString());
 
         assertEquals(0, run.exitCode(), run.toString());
