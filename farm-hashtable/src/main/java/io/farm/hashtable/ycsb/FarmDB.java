@@ -42,8 +42,6 @@ import java.util.concurrent.atomic.AtomicBoolean;
 public final class FarmDB extends DB {
     /** The status of an insert whose key is present already (nothing changed). */
     public static final Status ALREADY_EXISTS = new Status("ALREADY_EXISTS", "a record with this key exists");
-    /** Lookups of one operation, when they keep being aborted by a slow fabric read. */
-    static final int LOOKUP_ATTEMPTS = 8;
     private static final String BAD_REQUEST = Status.BAD_REQUEST.getName();
     private static final AtomicBoolean REPORTED_BAD_REQUEST = new AtomicBoolean();
     private static final AtomicBoolean REPORTED_ERROR = new AtomicBoolean();
