@@ -19,6 +19,7 @@ public final class FarmMain implements Runnable {
     @Command(name = "bench", mixinStandardHelpOptions = true,
         description = "Run a benchmark driver. With --json it prints one JSON object as the last line of stdout.",
         subcommands = {FabricBenchCommand.class, FabricBenchServerCommand.class, AllocBenchCommand.class,
+            io.farm.bench.hashtable.HashtableBenchCommand.class, io.farm.bench.hashtable.HashtableBenchServerCommand.class,
             CommandLine.HelpCommand.class})
     static final class Bench implements Runnable {
         @CommandLine.Spec

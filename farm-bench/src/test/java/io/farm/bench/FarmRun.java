@@ -14,9 +14,9 @@ import java.util.List;
  * @param stdout   what went to standard output
  * @param stderr   what went to standard error
  */
-record FarmRun(int exitCode, String stdout, String stderr) {
+public record FarmRun(int exitCode, String stdout, String stderr) {
     /** Runs {@code farm args...}. */
-    static FarmRun of(String... args) {
+    public static FarmRun of(String... args) {
         PrintStream out = System.out;
         PrintStream err = System.err;
         ByteArrayOutputStream stdout = new ByteArrayOutputStream();
@@ -36,7 +36,7 @@ record FarmRun(int exitCode, String stdout, String stderr) {
     }
 
     /** The lines of standard output. */
-    List<String> stdoutLines() {
+    public List<String> stdoutLines() {
         return stdout.lines().toList();
     }
 
