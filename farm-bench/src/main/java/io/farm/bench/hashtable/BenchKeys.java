@@ -2,11 +2,10 @@ package io.farm.bench.hashtable;
 
 /**
  * The distinct keys and their values of one benchmark table, made before the run so that
- * lookups build nothing. Key {@code i} begins with the 8 little-endian bytes of
- * {@link #keyWord(int) keyWord(i)}, a bijection of {@code i} (so keys are distinct and look
- * random to the table's hash); longer keys continue with further mixed words. Value {@code i}
- * is made the same way from {@link #valueWord(int) valueWord(i)}. Lookups check every value they
- * get against these.
+ * lookups build nothing. Key {@code i} begins with the 8 little-endian bytes of a bijective mix
+ * of {@code i} (so keys are distinct and look random to the table's hash); longer keys continue
+ * with further mixed words. Value {@code i} is made the same way from another mix of {@code i}.
+ * Lookups check every value they get against these.
  */
 final class BenchKeys {
     private static final long KEY_SEED = 0x6A09E667F3BCC908L;
@@ -49,12 +48,12 @@ final class BenchKeys {
     }
 
     /** The first 8 bytes of key {@code i} as a long: distinct for distinct {@code i}. */
-    static long keyWord(int i) {
+    private static long keyWord(int i) {
         return mix(i ^ KEY_SEED);
     }
 
     /** The first 8 bytes of value {@code i} as a long. */
-    static long valueWord(int i) {
+    private static long valueWord(int i) {
         return mix(i ^ VALUE_SEED);
     }
 

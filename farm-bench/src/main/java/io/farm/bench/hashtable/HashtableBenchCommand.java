@@ -127,7 +127,7 @@ public final class HashtableBenchCommand implements Callable<Integer> {
                 .put("load_puts_per_s", load.perSecond())
                 .put("load_retries", load.retries());
 
-            ChronicleBaseline chronicle = startChronicle(lookupKeys.count(), result);
+            ChronicleBaseline chronicle = startChronicle(lookupKeys, result);
             try {
                 // Warm-up, not reported: the JIT compiles each path before it is measured.
                 int[][] warmupDraws = draws[KeyChoice.UNIFORM.ordinal()];
@@ -216,11 +216,11 @@ public final class HashtableBenchCommand implements Callable<Integer> {
      * (typically a JVM started without the opens and exports it needs): then the report says why
      * in {@code chronicle_error} and has no Chronicle figures.
      */
-    private static ChronicleBaseline startChronicle(int keys, JsonObject result) {
+    private static ChronicleBaseline startChronicle(BenchKeys keys, JsonObject result) {
         try {
             long start = System.nanoTime();
             ChronicleBaseline chronicle = ChronicleBaseline.load(keys);
-            progress("Chronicle Map created and loaded with the same %,d pairs in %.1f s%n", keys,
+            progress("Chronicle Map created and loaded with the same %,d pairs in %.1f s%n", keys.count(),
                 (System.nanoTime() - start) / 1e9);
             return chronicle;
         } catch (RuntimeException | LinkageError e) {
