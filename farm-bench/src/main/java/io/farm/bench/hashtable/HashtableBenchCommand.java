@@ -124,6 +124,8 @@ public final class HashtableBenchCommand implements Callable<Integer> {
                 .put("buckets_per_shard", bucketsPerShard)
                 .put("keys", lookupKeys.count())
                 .put("occupancy", lookupCensus.occupancy())
+                .put("pairs_in_overflow", lookupCensus.pairs() - lookupCensus.pairsInBuckets())
+                .put("overflow_blocks", lookupCensus.overflowBlocks())
                 .put("load_puts_per_s", load.perSecond())
                 .put("load_retries", load.retries());
 

@@ -76,6 +76,9 @@ class HashtableBenchCommandTest {
         assertEquals(460, json.path("keys").asInt(), json.toString());
         assertEquals(460.0 / 512, json.path("occupancy").asDouble(), 1e-5, json.toString());
         assertTrue(json.path("load_puts_per_s").asDouble() > 0, json.toString());
+        long overflowPairs = json.path("pairs_in_overflow").asLong(-1);
+        assertTrue(overflowPairs >= 0 && overflowPairs <= 460, json.toString());
+        assertTrue(json.path("overflow_blocks").asLong(-1) >= (overflowPairs + 1) / 2, "2 slots per block: " + json);
         for (String choice : List.of("uniform", "zipf")) {
             JsonNode figures = json.path(choice);
             for (String figure : FIGURES) {
