@@ -1,5 +1,7 @@
 package io.farm.bench.hashtable;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import io.farm.core.cluster.JvmProcess;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -15,8 +17,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** {@code farm bench hashtable --fabric shm} run as a process of its own, then killed with SIGKILL. */
-class HashtableBenchKilledTest {
+/** {@code farm bench hashtable} run as a process of its own, with farm's JVM flags only (not Chronicle Map's). */
+class HashtableBenchProcessTest {
     @TempDir
     Path temp;
 
@@ -42,6 +44,25 @@ class HashtableBenchKilledTest {
             }
             assertEquals(List.of(), nodes.stream().filter(ProcessHandle::isAlive).toList(), "the node processes ended");
             assertTrue(empty(data), "the node processes deleted the cluster directory, node 0's files included");
+        }
+    }
+
+    @Test
+    void withoutChronicleMapsFlagsTheReportSaysWhyAndHasNoChronicleFigures() throws Exception {
+        Path log = temp.resolve("bench.log");
+        try (JvmProcess bench = JvmProcess.start("hashtable benchmark", log, List.of("-Xmx512m"), "io.farm.bench.FarmMain",
+            List.of("bench", "hashtable", "--nodes", "2", "--threads", "1", "--shards", "2", "--buckets-per-shard", "64",
+                "--seconds", "0.1", "--data-dir", temp.resolve("data").toString(), "--json"))) {
+            assertEquals(0, bench.awaitExit(Duration.ofSeconds(120)), bench.logTail());
+            List<String> lines = Files.readAllLines(log);
+            JsonNode json = new ObjectMapper().readTree(lines.getLast());
+            assertTrue(json.path("chronicle_error").asText().contains("Exception"), json.toString());
+            for (String choice : List.of("uniform", "zipf")) {
+                assertTrue(json.path(choice).path("lookups_per_s").asDouble() > 0, json.toString());
+                assertTrue(json.path(choice).path("chronicle_gets_per_s").isMissingNode(), "no Chronicle figure: " + json);
+                assertTrue(json.path(choice).path("lockfree_over_chronicle").isMissingNode(), json.toString());
+            }
+            assertTrue(lines.stream().anyMatch(l -> l.startsWith("Chronicle Map did not run: ")), bench.logTail());
         }
     }
 
