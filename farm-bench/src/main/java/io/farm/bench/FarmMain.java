@@ -4,6 +4,8 @@ import io.farm.bench.alloc.AllocBenchCommand;
 import io.farm.bench.check.CheckCommand;
 import io.farm.bench.fabric.FabricBenchCommand;
 import io.farm.bench.fabric.FabricBenchServerCommand;
+import io.farm.bench.hashtable.HashtableBenchCommand;
+import io.farm.bench.hashtable.HashtableBenchServerCommand;
 import io.farm.bench.txn.TxnBenchCommand;
 import io.farm.bench.txn.TxnBenchServerCommand;
 import io.farm.bench.ycsb.YcsbCommand;
@@ -23,7 +25,8 @@ public final class FarmMain implements Runnable {
     @Command(name = "bench", mixinStandardHelpOptions = true,
         description = "Run a benchmark driver. With --json it prints one JSON object as the last line of stdout.",
         subcommands = {FabricBenchCommand.class, FabricBenchServerCommand.class, AllocBenchCommand.class,
-            TxnBenchCommand.class, TxnBenchServerCommand.class, CommandLine.HelpCommand.class})
+            TxnBenchCommand.class, TxnBenchServerCommand.class, HashtableBenchCommand.class,
+            HashtableBenchServerCommand.class, CommandLine.HelpCommand.class})
     static final class Bench implements Runnable {
         @CommandLine.Spec
         private CommandLine.Model.CommandSpec spec;

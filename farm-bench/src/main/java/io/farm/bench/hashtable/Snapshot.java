@@ -1,0 +1,34 @@
+package io.farm.bench.hashtable;
+
+import io.farm.core.cluster.Node;
+import io.farm.core.fabric.FabricStats;
+import io.farm.hashtable.HashTable;
+import io.farm.hashtable.HashTableStats;
+
+/**
+ * The counters of the measuring node at one instant, or their growth over a phase: its fabric
+ * operations and its table's lookup counts ({@link HashTableStats}).
+ *
+ * @param fabric   the node's fabric operations
+ * @param lookups  lookups completed on the node
+ * @param reads    fabric reads those lookups made
+ * @param restarts lookups that restarted
+ */
+record Snapshot(FabricStats fabric, long lookups, long reads, long restarts) {
+    /** The counters now. */
+    static Snapshot of(Node node, HashTable table) {
+        HashTableStats stats = table.stats();
+        return new Snapshot(node.stats(), stats.lookups(), stats.lookupReads(), stats.restarts());
+    }
+
+    /** The growth since {@code earlier}. */
+    Snapshot minus(Snapshot earlier) {
+        return new Snapshot(fabric.minus(earlier.fabric), lookups - earlier.lookups, reads - earlier.reads,
+            restarts - earlier.restarts);
+    }
+
+    /** Fabric reads per lookup by the table's own count; 0 without lookups. */
+    double hashtableReadsPerLookup() {
+        return lookups == 0 ? 0 : (double) reads / lookups;
+    }
+}
