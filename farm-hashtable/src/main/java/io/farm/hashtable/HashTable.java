@@ -11,6 +11,10 @@ import io.farm.core.object.LockFreeReadTimeoutException;
 import io.farm.core.object.ObjectFreedException;
 import io.farm.core.object.ObjectLayout;
 
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.util.ArrayDeque;
+
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
@@ -48,6 +52,8 @@ public final class HashTable {
     private final long[] sortedShards;
     private final int[] sortedShardIndex;
     private final HashTableStats stats = new HashTableStats();
+    /** Idle lookups by worker; each pool is touched by its worker only. */
+    private final ArrayDeque<Lookup>[] lookups;
 
     HashTable(HashTables tables, String name, HashTableConfig config, long[] shards) {
         this.tables = tables;
@@ -57,6 +63,12 @@ public final class HashTable {
         this.layout = new HashTableLayout(config);
         this.shards = shards.clone();
         this.bucketStride = ObjectLayout.storedSize(layout.bucketSize());
+        @SuppressWarnings("unchecked")
+        ArrayDeque<Lookup>[] pools = new ArrayDeque[farm.node().config().threads()];
+        for (int w = 0; w < pools.length; w++) {
+            pools[w] = new ArrayDeque<>();
+        }
+        this.lookups = pools;
         Integer[] order = new Integer[shards.length];
         for (int i = 0; i < order.length; i++) {
             order[i] = i;
@@ -151,59 +163,77 @@ public final class HashTable {
     public CompletionStage<byte[]> get(NodeWorker worker, byte[] key) {
         checkKey(key);
         Home home = home(key);
-        LockFreeReads reads = farm.reads();
-        LockFreeOperation operation = reads.lockFreeStart(worker);
+        LockFreeOperation operation = farm.reads().lockFreeStart(worker);
+        ArrayDeque<Lookup> pool = lookups[worker.index()];
+        Lookup lookup = pool.isEmpty() ? new Lookup(pool) : pool.poll();
         CompletableFuture<byte[]> result = new CompletableFuture<>();
-        new Lookup(operation, key, home, result).attempt();
-        return result.whenComplete((value, failure) -> reads.lockFreeEnd(operation));
+        lookup.start(operation, key, home, result);
+        return result;
     }
 
-    /** One lookup: its attempts, each one read of the neighbourhood and, if needed, of the chain and value. */
-    private final class Lookup {
-        private final LockFreeOperation operation;
-        private final byte[] key;
-        private final Home home;
-        private final CompletableFuture<byte[]> result;
+    /**
+     * One lookup: its attempts, each one read of the neighbourhood into the lookup's own native
+     * buffer and, if needed, of the chain and the value. Lookups are reused, one pool per worker,
+     * so the common path allocates no memory for its copy.
+     */
+    private final class Lookup implements LockFreeReads.IntoCallback {
+        private final ArrayDeque<Lookup> pool;
+        // Native, like every segment farm's fabric copies into.
+        private final MemorySegment pair = Arena.ofAuto().allocate(2L * bucketStride, ObjectLayout.LINE);
+        private final byte[] bucket = new byte[layout.bucketSize()];
+        private final byte[] next = new byte[layout.bucketSize()];
+        private final MemorySegment bucketView = MemorySegment.ofArray(bucket);
+        private final MemorySegment nextView = MemorySegment.ofArray(next);
+        private LockFreeOperation operation;
+        private byte[] key;
+        private Home home;
+        private CompletableFuture<byte[]> result;
         private int restarts;
         private int reads;
 
-        Lookup(LockFreeOperation operation, byte[] key, Home home, CompletableFuture<byte[]> result) {
+        Lookup(ArrayDeque<Lookup> pool) {
+            this.pool = pool;
+        }
+
+        void start(LockFreeOperation operation, byte[] key, Home home, CompletableFuture<byte[]> result) {
             this.operation = operation;
             this.key = key;
             this.home = home;
             this.result = result;
+            this.restarts = 0;
+            this.reads = 0;
+            attempt();
         }
 
         void attempt() {
-            farm.reads().lockFreeReadArray(operation, shards[home.shard()], layout.bucketSize(), home.bucket(), 2)
-                .whenComplete((buckets, failure) -> {
-                    if (failure != null) {
-                        fail(failure);
-                        return;
-                    }
-                    reads += buckets.get(0).reads();
-                    byte[] bucket = buckets.get(0).toByteArray();
-                    byte[] next = buckets.get(1).toByteArray();
-                    if (HashTableLayout.forwardJoint(bucket) != HashTableLayout.backwardJoint(next)) {
-                        restart();
-                        return;
-                    }
-                    if (!found(bucket, true) && !found(next, true)) {
-                        walk(HashTableLayout.overflow(bucket));
-                    }
-                });
+            farm.reads().lockFreeReadInto(operation, shards[home.shard()] + (long) home.bucket() * bucketStride,
+                layout.bucketSize(), 2, pair, this);
+        }
+
+        @Override
+        public void copied(int fabricReads) {
+            reads += fabricReads;
+            ObjectLayout.toApplication(pair, 0, bucketView, 0, bucket.length);
+            ObjectLayout.toApplication(pair, bucketStride, nextView, 0, next.length);
+            if (HashTableLayout.forwardJoint(bucket) != HashTableLayout.backwardJoint(next)) {
+                restart();
+                return;
+            }
+            if (!found(bucket, true) && !found(next, true)) {
+                walk(HashTableLayout.overflow(bucket));
+            }
         }
 
         /** Looks for the key in a bucket's or block's slots; completes the lookup if there. */
-        private boolean found(byte[] object, boolean bucket) {
-            int slots = bucket ? config.slotsPerBucket() : config.overflowSlots();
+        private boolean found(byte[] object, boolean isBucket) {
+            int slots = isBucket ? config.slotsPerBucket() : config.overflowSlots();
             for (int i = 0; i < slots; i++) {
-                int slot = bucket ? layout.bucketSlot(i) : layout.blockSlot(i);
+                int slot = isBucket ? layout.bucketSlot(i) : layout.blockSlot(i);
                 if (layout.holds(object, slot, key)) {
                     if (layout.valueOutOfLine(object, slot)) {
                         readValue(layout.valuePointer(object, slot));
                     } else {
-                        done(layout.inlineValue(object, slot));
+                        done(layout.inlineValue(object, slot), null);
                     }
                     return true;
                 }
@@ -213,12 +243,12 @@ public final class HashTable {
 
         private void walk(FatPointer block) {
             if (block == null) {
-                done(null);
+                done(null, null);
                 return;
             }
             farm.reads().lockFreeRead(operation, block).whenComplete((buffer, failure) -> {
                 if (failure != null) {
-                    fail(failure);
+                    failed(failure);
                     return;
                 }
                 reads += buffer.reads();
@@ -232,15 +262,16 @@ public final class HashTable {
         private void readValue(FatPointer value) {
             farm.reads().lockFreeRead(operation, value).whenComplete((buffer, failure) -> {
                 if (failure != null) {
-                    fail(failure);
+                    failed(failure);
                     return;
                 }
                 reads += buffer.reads();
-                done(HashTableLayout.valueOf(buffer.toByteArray()));
+                done(HashTableLayout.valueOf(buffer.toByteArray()), null);
             });
         }
 
-        private void fail(Throwable failure) {
+        @Override
+        public void failed(Throwable failure) {
             Throwable cause = failure instanceof CompletionException && failure.getCause() != null
                 ? failure.getCause() : failure;
             if (cause instanceof ObjectFreedException || cause instanceof LockFreeReadTimeoutException) {
@@ -248,23 +279,36 @@ public final class HashTable {
                 // Or a read outlasted the bound of line versions (its worker was descheduled): read again.
                 restart();
             } else {
-                result.completeExceptionally(cause);
+                done(null, cause);
             }
         }
 
         private void restart() {
             stats.countRestart();
             if (++restarts > MAX_RESTARTS) {
-                result.completeExceptionally(new IllegalStateException("lookup in table " + name + " restarted "
-                    + restarts + " times: its buckets keep changing under it"));
+                done(null, new IllegalStateException("lookup in table " + name + " restarted " + restarts
+                    + " times: its buckets keep changing under it"));
                 return;
             }
             attempt();
         }
 
-        private void done(byte[] value) {
-            stats.countLookup(reads);
-            result.complete(value);
+        /** Ends the operation, returns this lookup to its pool, then completes (the continuation may look up again). */
+        private void done(byte[] value, Throwable failure) {
+            CompletableFuture<byte[]> completing = result;
+            farm.reads().lockFreeEnd(operation);
+            if (failure == null) {
+                stats.countLookup(reads);
+            }
+            operation = null;
+            key = null;
+            result = null;
+            pool.push(this);
+            if (failure == null) {
+                completing.complete(value);
+            } else {
+                completing.completeExceptionally(failure);
+            }
         }
     }
 

@@ -172,10 +172,48 @@ public final class LockFreeReads {
                 + " lies past any region");
         }
         long address = arrayAddress + first * stride;
-        Read read = prepare(operation, address, elementSize, count, NO_INCARNATION);
+        Read read = prepare(operation, address, elementSize, count, NO_INCARNATION, null);
         read.arrayResult = new CompletableFuture<>();
         start(operation, read);
         return read.arrayResult;
+    }
+
+    /**
+     * The callback of {@link #lockFreeReadInto}: exactly one of its methods runs, on the
+     * operation's worker.
+     */
+    public interface IntoCallback {
+        /** The buffer holds a consistent copy, taken with {@code reads} fabric reads. */
+        void copied(int reads);
+
+        /** The read failed, for the reasons {@link #lockFreeRead} fails. */
+        void failed(Throwable failure);
+    }
+
+    /**
+     * As {@link #lockFreeReadArray}, without allocating: the consistent copy of the {@code count}
+     * objects (stored layout, back to back) goes into {@code buffer}, which the caller owns and
+     * must not touch until {@code callback} ran; the caller converts what it needs
+     * ({@link ObjectLayout#toApplication}). For hot paths that read into buffers they reuse (the
+     * hashtable's lookups). A single object is {@code count} 1.
+     *
+     * @param buffer native memory of at least {@code ObjectLayout.storedSize(size) * count} bytes
+     * @throws IllegalArgumentException on bad input, as {@link #lockFreeReadArray}, or a buffer too small
+     * @throws IllegalStateException    as {@link #lockFreeReadArray}
+     */
+    public void lockFreeReadInto(LockFreeOperation operation, long address, int size, int count, MemorySegment buffer,
+                                 IntoCallback callback) {
+        if (count < 1) {
+            throw new IllegalArgumentException("lock-free read of " + count + " objects: accepted 1 or more");
+        }
+        long needed = (long) ObjectLayout.storedSize(checkSize(address, size)) * count;
+        if (buffer.byteSize() < needed || !buffer.isNative()) {
+            throw new IllegalArgumentException("lock-free read into a " + (buffer.isNative() ? "" : "heap ") + "buffer of "
+                + buffer.byteSize() + " bytes: it needs " + needed + " bytes of native memory");
+        }
+        Read read = prepare(operation, address, size, count, NO_INCARNATION, buffer);
+        read.callback = callback;
+        start(operation, read);
     }
 
     /** The node whose workers read. */
@@ -184,7 +222,7 @@ public final class LockFreeReads {
     }
 
     private CompletionStage<ObjectBuffer> read(LockFreeOperation operation, long address, int size, long incarnation) {
-        Read read = prepare(operation, address, size, 1, incarnation);
+        Read read = prepare(operation, address, size, 1, incarnation, null);
         read.result = new CompletableFuture<>();
         start(operation, read);
         return read.result;
@@ -198,7 +236,8 @@ public final class LockFreeReads {
         return size;
     }
 
-    private Read prepare(LockFreeOperation operation, long address, int size, int count, long incarnation) {
+    private Read prepare(LockFreeOperation operation, long address, int size, int count, long incarnation,
+                         MemorySegment buffer) {
         requireOpen(operation, "lockFreeRead");
         int storedSize = ObjectLayout.storedSize(checkSize(address, size));
         Capability capability = capabilityOf(operation.worker(), address);
@@ -210,7 +249,8 @@ public final class LockFreeReads {
                 + ObjectLayout.LINE + " bytes and end inside their region of " + capability.size()
                 + " bytes; this read would take bytes " + offset + ".." + (offset + length - 1));
         }
-        return new Read(operation, capability, address, offset, size, storedSize, count, incarnation);
+        MemorySegment copy = buffer != null ? buffer : Arena.ofAuto().allocate(length, ObjectLayout.LINE);
+        return new Read(operation, capability, address, offset, size, storedSize, count, incarnation, copy);
     }
 
     private static void start(LockFreeOperation operation, Read read) {
@@ -261,6 +301,8 @@ public final class LockFreeReads {
         CompletableFuture<ObjectBuffer> result;
         /** The stage of an array read, or null. */
         CompletableFuture<List<ObjectBuffer>> arrayResult;
+        /** The callback of a read into a caller's buffer, or null. */
+        IntoCallback callback;
         private final LockFreeOperation operation;
         private final Capability capability;
         private final long address;
@@ -277,7 +319,7 @@ public final class LockFreeReads {
         private long retryAt;
 
         Read(LockFreeOperation operation, Capability capability, long address, long offset, int size, int storedSize,
-             int count, long incarnation) {
+             int count, long incarnation, MemorySegment copy) {
             this.operation = operation;
             this.capability = capability;
             this.address = address;
@@ -286,7 +328,7 @@ public final class LockFreeReads {
             this.storedSize = storedSize;
             this.count = count;
             this.incarnation = incarnation;
-            this.copy = Arena.ofAuto().allocate((long) storedSize * count, ObjectLayout.LINE);
+            this.copy = copy;
         }
 
         void issue() {
@@ -322,7 +364,9 @@ public final class LockFreeReads {
             }
             if (consistent) {
                 operation.readDone();
-                if (result != null) {
+                if (callback != null) {
+                    callback.copied(reads);
+                } else if (result != null) {
                     result.complete(new ObjectBuffer(address, size, copy, reads));
                 } else {
                     List<ObjectBuffer> elements = new ArrayList<>(count);
@@ -369,7 +413,9 @@ public final class LockFreeReads {
 
         private void fail(Throwable failure) {
             operation.readDone();
-            if (result != null) {
+            if (callback != null) {
+                callback.failed(failure);
+            } else if (result != null) {
                 result.completeExceptionally(failure);
             } else {
                 arrayResult.completeExceptionally(failure);
