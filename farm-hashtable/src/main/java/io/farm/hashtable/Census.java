@@ -79,11 +79,14 @@ final class Census {
         return chain(HashTableLayout.overflow(bucket)).thenCompose(ignored -> slots(buckets, index + 1));
     }
 
-    private CompletionStage<Void> chain(FatPointer block) {
+    private CompletionStage<Void> chain(ChainLink block) {
         if (block == null) {
             return CompletableFuture.completedFuture(null);
         }
-        return table.farm().reads().lockFreeRead(operation, block).thenCompose(buffer -> {
+        return table.farm().reads().lockFreeRead(operation, block.address(), layout.blockSize()).thenCompose(buffer -> {
+            if (!block.matches(buffer.objGetIncarnation())) {
+                throw new IllegalStateException("table " + table.name() + " changed during its census: run it while quiet");
+            }
             blocks++;
             occupied += allocated(ObjectLayout.storedSize(layout.blockSize()));
             byte[] bytes = buffer.toByteArray();

@@ -241,17 +241,22 @@ public final class HashTable {
             return false;
         }
 
-        private void walk(FatPointer block) {
+        private void walk(ChainLink block) {
             if (block == null) {
                 done(null, null);
                 return;
             }
-            farm.reads().lockFreeRead(operation, block).whenComplete((buffer, failure) -> {
+            farm.reads().lockFreeRead(operation, block.address(), layout.blockSize()).whenComplete((buffer, failure) -> {
                 if (failure != null) {
                     failed(failure);
                     return;
                 }
                 reads += buffer.reads();
+                if (!block.matches(buffer.objGetIncarnation())) {
+                    // The block was freed and reused, or re-incarnated by a remove: the chain changed.
+                    restart();
+                    return;
+                }
                 byte[] bytes = buffer.toByteArray();
                 if (!found(bytes, false)) {
                     walk(HashTableLayout.next(bytes));

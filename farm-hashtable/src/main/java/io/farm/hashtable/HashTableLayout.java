@@ -15,19 +15,20 @@ import java.util.Arrays;
  *
  * <pre>
  *  bucket (one object; a shard is an array of them)
- *   0        2        4                        20
- *  +--------+--------+------------------------+--------+--------+-----+----------+
- *  | fwd jv | bwd jv | overflow fat pointer   | slot 0 | slot 1 | ... | slot H/2-1|
- *  +--------+--------+------------------------+--------+--------+-----+----------+
+ *   0        2        4               14
+ *  +--------+--------+---------------+--------+--------+-----+----------+
+ *  | fwd jv | bwd jv | overflow link | slot 0 | slot 1 | ... | slot H/2-1|
+ *  +--------+--------+---------------+--------+--------+-----+----------+
  *   fwd jv: joint version with the next bucket; bwd jv: with the previous one (16 bits each);
  *   a reader of buckets b and b+1 accepts them together iff fwd jv(b) == bwd jv(b+1)
- *   overflow fat pointer: the first block of the bucket's overflow chain, all zero if none
+ *   overflow link: the first block of the bucket's overflow chain ({@link ChainLink}, 10 bytes),
+ *   all zero if none
  *
  *  overflow block (one object, on the shard's primary)
- *   0                        16
- *  +------------------------+--------+-----+-----------------+
- *  | next block fat pointer | slot 0 | ... | slot S-1        |   S = overflowSlots
- *  +------------------------+--------+-----+-----------------+
+ *   0                 10
+ *  +-----------------+--------+-----+-----------------+
+ *  | next block link | slot 0 | ... | slot S-1        |   S = overflowSlots
+ *  +-----------------+--------+-----+-----------------+
  *
  *  slot
  *  +------+-----------------------+-------------------------------------------+
@@ -50,14 +51,14 @@ public final class HashTableLayout {
     public static final int FORWARD_JOINT_OFFSET = 0;
     /** Offset of the backward joint version in a bucket. */
     public static final int BACKWARD_JOINT_OFFSET = 2;
-    /** Offset of the overflow fat pointer in a bucket. */
+    /** Offset of the overflow link in a bucket. */
     public static final int OVERFLOW_OFFSET = 4;
     /** Bytes before a bucket's first slot. */
-    public static final int BUCKET_HEADER = OVERFLOW_OFFSET + FatPointer.BYTES;
-    /** Offset of the next-block fat pointer in an overflow block. */
+    public static final int BUCKET_HEADER = OVERFLOW_OFFSET + ChainLink.BYTES;
+    /** Offset of the next-block link in an overflow block. */
     public static final int NEXT_OFFSET = 0;
     /** Bytes before an overflow block's first slot. */
-    public static final int BLOCK_HEADER = FatPointer.BYTES;
+    public static final int BLOCK_HEADER = ChainLink.BYTES;
     /** Offset of the value bytes in an out-of-line value object. */
     public static final int VALUE_OBJECT_HEADER = Integer.BYTES;
 
@@ -94,6 +95,23 @@ public final class HashTableLayout {
                 + " stored, plus one neighbour bucket) takes " + shardBytes + " bytes; a shard is one allocation of at most "
                 + io.farm.alloc.SizeClasses.MAX_SIZE + ": use more shards or fewer buckets per shard");
         }
+    }
+
+    /**
+     * {@code config} with as many home buckets per shard as its shard's allocation holds: a
+     * shard is one allocation of a size class, and the buckets that fit the rest of it would
+     * otherwise be memory the table occupies without using (a table sized well).
+     *
+     * @throws IllegalArgumentException if a shard of {@code config} does not fit one allocation
+     */
+    public static HashTableConfig fillShards(HashTableConfig config) {
+        HashTableLayout layout = new HashTableLayout(config);
+        int stride = ObjectLayout.storedSize(layout.bucketSize());
+        int shardBytes = stride * (config.bucketsPerShard() + 1);
+        int allocation = io.farm.alloc.SizeClasses.sizeOf(io.farm.alloc.SizeClasses.classOf(shardBytes));
+        int buckets = allocation / stride - 1;
+        return new HashTableConfig(config.neighbourhood(), config.maxKeyLength(), config.maxInlineValue(),
+            config.maxValueLength(), config.shards(), buckets, config.overflowSlots());
     }
 
     private static int bits(int max) {
@@ -248,38 +266,30 @@ public final class HashTableLayout {
     }
 
     /** The bucket's overflow chain head, or null. */
-    public static FatPointer overflow(byte[] bucket) {
-        return pointer(bucket, OVERFLOW_OFFSET);
+    public static ChainLink overflow(byte[] bucket) {
+        return ChainLink.read(bucket, OVERFLOW_OFFSET);
     }
 
     /** Sets (or, with null, clears) the bucket's overflow chain head. */
-    public static void setOverflow(byte[] bucket, FatPointer head) {
-        setPointer(bucket, OVERFLOW_OFFSET, head);
+    public static void setOverflow(byte[] bucket, ChainLink head) {
+        setLink(bucket, OVERFLOW_OFFSET, head);
     }
 
     /** The block's next block, or null. */
-    public static FatPointer next(byte[] block) {
-        return pointer(block, NEXT_OFFSET);
+    public static ChainLink next(byte[] block) {
+        return ChainLink.read(block, NEXT_OFFSET);
     }
 
     /** Sets (or, with null, clears) the block's next block. */
-    public static void setNext(byte[] block, FatPointer next) {
-        setPointer(block, NEXT_OFFSET, next);
+    public static void setNext(byte[] block, ChainLink next) {
+        setLink(block, NEXT_OFFSET, next);
     }
 
-    private static FatPointer pointer(byte[] object, int offset) {
-        MemorySegment segment = MemorySegment.ofArray(object);
-        if (segment.get(ValueLayout.JAVA_LONG_UNALIGNED, offset) == 0) {
-            return null;
-        }
-        return FatPointer.read(segment, offset);
-    }
-
-    private static void setPointer(byte[] object, int offset, FatPointer pointer) {
-        if (pointer == null) {
-            Arrays.fill(object, offset, offset + FatPointer.BYTES, (byte) 0);
+    private static void setLink(byte[] object, int offset, ChainLink link) {
+        if (link == null) {
+            ChainLink.clear(object, offset);
         } else {
-            pointer.write(MemorySegment.ofArray(object), offset);
+            link.write(object, offset);
         }
     }
 

@@ -2,6 +2,8 @@ package io.farm.hashtable;
 
 import io.farm.core.object.FatPointer;
 import io.farm.core.object.ObjectBuffer;
+import io.farm.core.tx.AbortReason;
+import io.farm.core.tx.TransactionAbortedException;
 import io.farm.core.tx.Transaction;
 
 import java.util.ArrayList;
@@ -89,14 +91,37 @@ final class MutationTransaction {
         return buckets.get(index);
     }
 
-    private CompletionStage<Void> readChain(FatPointer block) {
+    private CompletionStage<Void> readChain(ChainLink block) {
         if (block == null) {
             return CompletableFuture.completedFuture(null);
         }
-        return tx.txRead(block).thenCompose(buffer -> {
+        return changedIfFreed(tx.txRead(block.address(), layout.blockSize())).thenCompose(buffer -> {
+            if (!block.matches(buffer.objGetIncarnation())) {
+                throw new TransactionAbortedException(AbortReason.CONFLICT, block.address(),
+                    "the overflow chain changed while it was read");
+            }
             Loaded loaded = new Loaded(buffer);
             chain.add(loaded);
             return readChain(HashTableLayout.next(loaded.bytes));
+        });
+    }
+
+    /**
+     * A read of a block or value the bucket pointed to, whose free means another transaction
+     * changed the chain after this one read the bucket: a conflict, retried, not a lost object.
+     */
+    private static CompletionStage<ObjectBuffer> changedIfFreed(CompletionStage<ObjectBuffer> read) {
+        return read.handle((buffer, failure) -> {
+            if (failure == null) {
+                return buffer;
+            }
+            Throwable cause = failure instanceof java.util.concurrent.CompletionException && failure.getCause() != null
+                ? failure.getCause() : failure;
+            if (cause instanceof TransactionAbortedException abort && abort.reason() == AbortReason.OBJECT_FREED) {
+                throw new TransactionAbortedException(AbortReason.CONFLICT, abort.address(),
+                    "an object the bucket pointed to was freed by a concurrent mutation", abort);
+            }
+            throw cause instanceof RuntimeException e ? e : new java.util.concurrent.CompletionException(cause);
         });
     }
 
@@ -188,7 +213,7 @@ final class MutationTransaction {
         if (!layout.valueOutOfLine(place.object().bytes, place.slot())) {
             return CompletableFuture.completedFuture(null);
         }
-        return tx.txRead(layout.valuePointer(place.object().bytes, place.slot())).thenAccept(tx::txFree);
+        return changedIfFreed(tx.txRead(layout.valuePointer(place.object().bytes, place.slot()))).thenAccept(tx::txFree);
     }
 
     /** Stores the key with {@code value} at {@code place}: inline, or in a new value object near the shard. */
@@ -324,14 +349,14 @@ final class MutationTransaction {
             Loaded block = new Loaded(buffer);
             block.dirty = true;
             Loaded predecessor = chain.isEmpty() ? bucket(home.bucket()) : chain.getLast();
-            link(predecessor, buffer.fatPointer());
+            link(predecessor, ChainLink.to(buffer.address(), buffer.objGetIncarnation()));
             chain.add(block);
             return store(new Place(block, layout.blockSlot(0)), value);
         });
     }
 
     /** Points {@code predecessor} (the home bucket or a block) at {@code next} (or nothing). */
-    private void link(Loaded predecessor, FatPointer next) {
+    private void link(Loaded predecessor, ChainLink next) {
         if (predecessor == bucket(home.bucket())) {
             HashTableLayout.setOverflow(predecessor.bytes, next);
         } else {
@@ -376,7 +401,7 @@ final class MutationTransaction {
             // A lookup that read the moved pair's new place before the move and its old place after
             // it restarts: the pointer to the last block changes incarnation.
             last.buffer.objIncrementIncarnation();
-            link(predecessor, last.buffer.fatPointer());
+            link(predecessor, ChainLink.to(last.buffer.address(), last.buffer.objGetIncarnation()));
         }
     }
 

@@ -81,10 +81,11 @@ public final class HashtableBenchCommand implements Callable<Integer> {
         checkRange("--window", window, 1, 256);
         checkRange("--shards", shards, 1, 1024);
         checkRange("--buckets-per-shard", bucketsPerShard, 1, Integer.MAX_VALUE - 1);
-        HashTableConfig lookupShape = HashTableConfig.of(8, 8, 8, 8, shards, bucketsPerShard);
-        HashTableConfig spaceShape = HashTableConfig.of(6, 16, 32, 32, shards, bucketsPerShard);
-        checkShard(lookupShape);
-        checkShard(spaceShape);
+        checkShard(HashTableConfig.of(8, 8, 8, 8, shards, bucketsPerShard));
+        checkShard(HashTableConfig.of(6, 16, 32, 32, shards, bucketsPerShard));
+        // Shards take every bucket their allocation (a size class) holds, as a well-sized table does.
+        HashTableConfig lookupShape = HashTableLayout.fillShards(HashTableConfig.of(8, 8, 8, 8, shards, bucketsPerShard));
+        HashTableConfig spaceShape = HashTableLayout.fillShards(HashTableConfig.of(6, 16, 32, 32, shards, bucketsPerShard));
 
         String name = "bench-hashtable-" + ProcessHandle.current().pid();
         Path dataDir = options.dataDir(name);
@@ -105,8 +106,9 @@ public final class HashtableBenchCommand implements Callable<Integer> {
         Runtime.getRuntime().addShutdownHook(removeFiles);
         try (HashtableCluster cluster = HashtableCluster.start(config)) {
             Node node = cluster.measuring();
-            progress("hashtable: %s fabric, %d nodes x %d workers, window %d, %d shards x %d buckets, %s s per phase%n",
-                fabric, nodes, threads, window, shards, bucketsPerShard, seconds);
+            progress("hashtable: %s fabric, %d nodes x %d workers, window %d, %d shards x %d buckets (filling the"
+                + " shards' allocations), %s s per phase%n", fabric, nodes, threads, window, shards,
+                lookupShape.bucketsPerShard(), seconds);
             HashTable table = cluster.tables().createBlocking("lookups", lookupShape);
             Throughput load = TableLoader.load(node, table, lookupKeys, window, LOAD_TIMEOUT_SECONDS);
             TableCensus lookupCensus = census(node, table, lookupKeys.count());
@@ -121,7 +123,7 @@ public final class HashtableBenchCommand implements Callable<Integer> {
                 .put("window", window)
                 .put("seconds_per_phase", seconds)
                 .put("shards", shards)
-                .put("buckets_per_shard", bucketsPerShard)
+                .put("buckets_per_shard", lookupShape.bucketsPerShard())
                 .put("keys", lookupKeys.count())
                 .put("occupancy", lookupCensus.occupancy())
                 .put("pairs_in_overflow", lookupCensus.pairs() - lookupCensus.pairsInBuckets())
