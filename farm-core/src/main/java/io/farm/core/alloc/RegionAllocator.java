@@ -5,6 +5,7 @@ import io.farm.alloc.RegionSource;
 import io.farm.core.addr.RegionId;
 import io.farm.core.cluster.Node;
 import io.farm.core.cluster.NodeWorker;
+import io.farm.core.config.ClusterConfig;
 import io.farm.core.node.Worker;
 import io.farm.core.placement.PlacementRing;
 import io.farm.core.placement.ReplicaSet;
@@ -118,6 +119,12 @@ public final class RegionAllocator implements RegionSource {
     @Override
     public CompletionStage<AllocatorRegion> newRegion(int hintRegionId) {
         NodeWorker worker = callingWorker();
+        int limit = node.config().nodeRegions();
+        if (limit > 0 && chosen.size() >= limit) {
+            return CompletableFuture.failedFuture(new RegionAllocationException(0, "node " + node.id() + " is full: it holds "
+                + chosen.size() + " data regions of " + node.config().regionSize() + " bytes, its limit ("
+                + ClusterConfig.NODE_REGIONS + " = " + limit + ")", null));
+        }
         int regionId = choose(hintRegionId);
         Region region;
         try {

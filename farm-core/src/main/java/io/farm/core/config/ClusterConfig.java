@@ -50,6 +50,7 @@ import java.util.stream.Collectors;
  *   <tr><td>{@value #LOG_RING_CAPACITY}</td><td>bytes, power of two 4 KiB .. 1 GiB</td><td>64k</td></tr>
  *   <tr><td>{@value #IDLE_STRATEGY}</td><td>backoff, spin, yield, sleep</td><td>backoff</td></tr>
  *   <tr><td>{@value #HUGE_PAGES}</td><td>true, false: ask for huge pages for region files</td><td>false</td></tr>
+ *   <tr><td>{@value #NODE_REGIONS}</td><td>data regions a node may be primary of, 1 .. 2^24; 0 for no limit</td><td>0</td></tr>
  *   <tr><td>{@value #CPUS}</td><td>cpus to pin workers to, e.g. {@code 0,1}; empty: no pinning</td><td>empty</td></tr>
  * </table>
  */
@@ -82,6 +83,8 @@ public final class ClusterConfig {
     public static final String IDLE_STRATEGY = "farm.idle.strategy";
     /** Key of whether region files ask for huge pages. */
     public static final String HUGE_PAGES = "farm.huge.pages";
+    /** Key of the most data regions a node may be the primary of (its memory for objects); 0 is no limit. */
+    public static final String NODE_REGIONS = "farm.node.regions";
     /** Key of the cpus workers are pinned to. */
     public static final String CPUS = "farm.cpus";
 
@@ -107,7 +110,7 @@ public final class ClusterConfig {
     public static final int DEFAULT_RING_CAPACITY = 64 * 1024;
 
     private static final List<String> KEYS = List.of(CLUSTER_NAME, MEMBER_PREFIX + "<id>" + MEMBER_NAME_SUFFIX, FABRIC,
-        REGION_SIZE, THREADS, BACKUPS, RINGS, DATA_DIR, MESSAGE_RING_CAPACITY, LOG_RING_CAPACITY, IDLE_STRATEGY, HUGE_PAGES, CPUS);
+        REGION_SIZE, THREADS, BACKUPS, RINGS, DATA_DIR, MESSAGE_RING_CAPACITY, LOG_RING_CAPACITY, IDLE_STRATEGY, HUGE_PAGES, NODE_REGIONS, CPUS);
     private static final Pattern NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0,63}");
     private static final String NAME_RULE = "1 to 64 letters, digits, '.', '_' or '-', starting with a letter or digit";
     private static final Path SHM = Path.of("/dev/shm");
@@ -124,6 +127,7 @@ public final class ClusterConfig {
     private final int logRingCapacity;
     private final String idleStrategy;
     private final boolean hugePages;
+    private final int nodeRegions;
     private final int[] cpus;
     /** Built on first use: a large member set makes a ring of k points per member. */
     private volatile PlacementRing placement;
@@ -141,6 +145,7 @@ public final class ClusterConfig {
         this.logRingCapacity = builder.logRingCapacity;
         this.idleStrategy = builder.idleStrategy;
         this.hugePages = builder.hugePages;
+        this.nodeRegions = builder.nodeRegions;
         this.cpus = builder.cpus.clone();
     }
 
@@ -187,6 +192,7 @@ public final class ClusterConfig {
                 case LOG_RING_CAPACITY -> builder.logRingCapacity(parseRingCapacity(key, value));
                 case IDLE_STRATEGY -> builder.idleStrategy(value);
                 case HUGE_PAGES -> builder.hugePages(parseBoolean(key, value));
+                case NODE_REGIONS -> builder.nodeRegions(parseInt(key, value));
                 case CPUS -> builder.cpus(parseCpus(key, value));
                 default -> memberNames.put(memberId(key), value);
             }
@@ -240,6 +246,7 @@ public final class ClusterConfig {
         properties.setProperty(LOG_RING_CAPACITY, Integer.toString(logRingCapacity));
         properties.setProperty(IDLE_STRATEGY, idleStrategy);
         properties.setProperty(HUGE_PAGES, Boolean.toString(hugePages));
+        properties.setProperty(NODE_REGIONS, Integer.toString(nodeRegions));
         properties.setProperty(CPUS, Arrays.stream(cpus).mapToObj(Integer::toString).collect(Collectors.joining(",")));
         return properties;
     }
@@ -353,6 +360,11 @@ public final class ClusterConfig {
         return hugePages;
     }
 
+    /** The most data regions a node may be the primary of; 0 for no limit. */
+    public int nodeRegions() {
+        return nodeRegions;
+    }
+
     /** The cpus workers are pinned to; empty when workers are not pinned. */
     public int[] cpus() {
         return cpus.clone();
@@ -385,14 +397,14 @@ public final class ClusterConfig {
         return o instanceof ClusterConfig c && name.equals(c.name) && members.equals(c.members) && fabric == c.fabric
             && regionSize == c.regionSize && threads == c.threads && backups == c.backups && rings == c.rings
             && dataDir.equals(c.dataDir) && messageRingCapacity == c.messageRingCapacity
-            && logRingCapacity == c.logRingCapacity && idleStrategy.equals(c.idleStrategy) && hugePages == c.hugePages
+            && logRingCapacity == c.logRingCapacity && idleStrategy.equals(c.idleStrategy) && hugePages == c.hugePages && nodeRegions == c.nodeRegions
             && Arrays.equals(cpus, c.cpus);
     }
 
     @Override
     public int hashCode() {
         return Objects.hash(name, members, fabric, regionSize, threads, backups, rings, dataDir, messageRingCapacity,
-            logRingCapacity, idleStrategy, hugePages, Arrays.hashCode(cpus));
+            logRingCapacity, idleStrategy, hugePages, nodeRegions, Arrays.hashCode(cpus));
     }
 
     @Override
@@ -400,7 +412,7 @@ public final class ClusterConfig {
         return "ClusterConfig[" + name + ", members=" + members + ", fabric=" + fabric.id() + ", regionSize=" + regionSize
             + ", threads=" + threads + ", backups=" + backups + ", rings=" + rings + ", dataDir=" + dataDir
             + ", messageRingCapacity=" + messageRingCapacity + ", logRingCapacity=" + logRingCapacity
-            + ", idleStrategy=" + idleStrategy + ", hugePages=" + hugePages + ", cpus=" + Arrays.toString(cpus) + "]";
+            + ", idleStrategy=" + idleStrategy + ", hugePages=" + hugePages + ", nodeRegions=" + nodeRegions + ", cpus=" + Arrays.toString(cpus) + "]";
     }
 
     /** The key of member {@code id}'s name. */
@@ -560,6 +572,7 @@ public final class ClusterConfig {
         private int logRingCapacity = DEFAULT_RING_CAPACITY;
         private String idleStrategy = IdleStrategies.DEFAULT;
         private boolean hugePages;
+        private int nodeRegions;
         private int[] cpus = new int[0];
 
         private Builder() {
@@ -717,6 +730,19 @@ public final class ClusterConfig {
         /** Whether region files ask for huge pages ({@value #HUGE_PAGES}); default false. */
         public Builder hugePages(boolean hugePages) {
             this.hugePages = hugePages;
+            return this;
+        }
+
+        /**
+         * The most data regions a node may be the primary of ({@value #NODE_REGIONS}), 1 ..
+         * 2^24, or 0 (the default) for no limit: with a limit, a node's memory for objects is
+         * {@code nodeRegions x regionSize} and an allocation beyond it fails saying so.
+         */
+        public Builder nodeRegions(int regions) {
+            if (regions < 0 || regions > 1 << 24) {
+                throw invalid(NODE_REGIONS, regions, "data regions per node must be 0 (no limit) .. " + (1 << 24));
+            }
+            this.nodeRegions = regions;
             return this;
         }
 

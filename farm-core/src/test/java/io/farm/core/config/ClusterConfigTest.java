@@ -84,6 +84,14 @@ class ClusterConfigTest {
     }
 
     @Test
+    void nodeRegionsLimitIsOffByDefaultAndChecked() {
+        assertEquals(0, ClusterConfig.builder().memberCount(1).build().nodeRegions());
+        assertEquals(5, withProperty("farm.node.regions", "5").nodeRegions());
+        rejected(() -> ClusterConfig.builder().nodeRegions(-1), "farm.node.regions = -1", "0 (no limit)");
+        rejected(() -> withProperty("farm.node.regions", "16777217"), "farm.node.regions = 16777217");
+    }
+
+    @Test
     void hugePagesAreAskedForOnlyWhenConfigured() {
         assertFalse(ClusterConfig.builder().memberCount(1).build().hugePages());
         assertTrue(ClusterConfig.builder().memberCount(1).hugePages(true).build().hugePages());
