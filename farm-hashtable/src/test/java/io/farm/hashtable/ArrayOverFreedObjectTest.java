@@ -6,7 +6,6 @@ import io.farm.core.cluster.EmbeddedCluster;
 import io.farm.core.config.ClusterConfig;
 import io.farm.core.object.ObjectLayout;
 import io.farm.core.tx.Transactions;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -31,7 +30,7 @@ class ArrayOverFreedObjectTest {
     Path dataDir;
 
     @Test
-    @Disabled("reproduces the formatElement hang reported to the lead: enable once io.farm.core.tx is fixed")
+
     void anArrayAllocatedInTheBlockOfAFreedTwoLineObjectIsCreated() throws Exception {
         try (EmbeddedCluster cluster = EmbeddedCluster.start(ClusterConfig.builder().name("array-over-freed").memberCount(3)
             .backups(2).fabric("local").threads(2).regionSize(16 << 20).dataDir(dataDir).build())) {

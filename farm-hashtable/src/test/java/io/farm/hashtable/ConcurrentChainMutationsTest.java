@@ -3,7 +3,6 @@ package io.farm.hashtable;
 import io.farm.core.Farm;
 import io.farm.core.cluster.EmbeddedCluster;
 import io.farm.core.config.ClusterConfig;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -32,7 +31,7 @@ class ConcurrentChainMutationsTest {
     Path dataDir;
 
     @Test
-    @Disabled("reproduces OBJECT_FREED failures of concurrent mutations reported to the lead: enable once fixed")
+
     void concurrentMutationsOfDistinctKeysInOneChainAllSucceed() throws Exception {
         try (EmbeddedCluster cluster = EmbeddedCluster.start(ClusterConfig.builder().name("chain-mutations").memberCount(3)
             .backups(2).fabric("local").threads(2).regionSize(16 << 20).dataDir(dataDir).build())) {

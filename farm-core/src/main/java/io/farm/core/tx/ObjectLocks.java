@@ -98,22 +98,22 @@ final class ObjectLocks {
     /**
      * Makes the header of a new array's element at {@code offset} (inside the array's one
      * allocation, which the caller just allocated): the array's {@code incarnationWord} first
-     * (release), then the version word moved past whatever it held, unlocked, by compare-and-set
-     * once no stale locker (a transaction holding an address of the slot's former life, which the
-     * new incarnation makes fail) holds it. Returns the element's version.
+     * (release), then the version word moved past whatever it held, unlocked, by compare-and-set.
+     * The word may be any bytes of the slot's former life, lock bits included, so they are not
+     * waited for: a stale locker (a transaction holding an address of the former life) sees the
+     * new incarnation and fails; if its unlock lands after this store and restores its version,
+     * the element's version differs from the one returned and the allocating transaction's own
+     * lock fails as a conflict, which is retried. Returns the element's version.
      */
     static long formatElement(MemorySegment region, long offset, long incarnationWord) {
         LONG.setRelease(region, offset + ObjectLayout.INCARNATION_OFFSET, incarnationWord);
         while (true) {
             long word = versionWord(region, offset);
-            if (ObjectLayout.lockMode(word) == ObjectLayout.UNLOCKED || ObjectLayout.lockMode(word) == 3) {
-                long version = ObjectLayout.nextVersion(ObjectLayout.version(word));
-                if (LONG.compareAndSet(region, offset + ObjectLayout.VERSION_OFFSET, word,
-                    ObjectLayout.versionWord(version, ObjectLayout.UNLOCKED))) {
-                    return version;
-                }
+            long version = ObjectLayout.nextVersion(ObjectLayout.version(word));
+            if (LONG.compareAndSet(region, offset + ObjectLayout.VERSION_OFFSET, word,
+                ObjectLayout.versionWord(version, ObjectLayout.UNLOCKED))) {
+                return version;
             }
-            Thread.onSpinWait();
         }
     }
 
