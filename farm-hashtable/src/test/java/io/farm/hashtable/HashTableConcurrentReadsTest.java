@@ -6,7 +6,6 @@ import io.farm.core.cluster.NodeWorker;
 import io.farm.core.config.ClusterConfig;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -290,8 +289,6 @@ class HashTableConcurrentReadsTest {
     }
 
     @Test
-    @Disabled("reproduces lookups returning empty or other keys' out-of-line values under concurrent mutations, "
-        + "reported to the lead: enable once fixed")
     void readersNeverSeeATornOrStaleOutOfLineValueWhileAWriterPutsAndRemoves() throws Exception {
         race("racing-out-of-line", Values.INLINE_AND_OUT_OF_LINE);
     }
@@ -302,7 +299,6 @@ class HashTableConcurrentReadsTest {
      * value read belongs to its key. (It also hung once in a blocking call, hence the guards.)
      */
     @Test
-    @Disabled("reproduces lookups returning other keys' out-of-line values, reported to the lead: enable once fixed")
     void aReaderThreadRacingBlockingMutationsReadsOnlyValuesOfTheKeyItLooksUp() throws Exception {
         String name = "blocking-out-of-line";
         tables.get(0).createBlocking(name, TINY);

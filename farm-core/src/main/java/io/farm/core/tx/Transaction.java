@@ -736,10 +736,15 @@ public final class Transaction {
     }
 
     private void installLocally() {
+        // Every object exclusive before any is written: a reader that sees one object's new
+        // version (say, a bucket pointing to a new value object) must not read another's old
+        // bytes (the new object's former life) in the commit-mode lock, which lets readers in.
+        for (TxObject object : writes) {
+            ObjectLocks.makeExclusive(transactions.localRegion(object.address), offsetOf(object), object.readVersion);
+        }
         for (TxObject object : writes) {
             MemorySegment region = transactions.localRegion(object.address);
             long offset = offsetOf(object);
-            ObjectLocks.makeExclusive(region, offset, object.readVersion);
             transactions.pacing().awaitTurn(object.address);
             if ((object.flags & TxRecordDescriptor.FREED) != 0) {
                 coordinator.participant().installFree(region, object.address, object.readVersion,

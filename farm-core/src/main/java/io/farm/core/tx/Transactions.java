@@ -52,7 +52,7 @@ import java.util.function.Supplier;
  * transaction read or wrote (a transaction shipped to its data with
  * {@link io.farm.core.ship.FunctionShipping}), locking and validation are local: objects are
  * locked in the mode that still allows lock-free reads, the COMMIT-BACKUP records go to the
- * backups, then each object is locked exclusively just for its install (FaRM's dual-mode lock).
+ * backups, then every written object is locked exclusively, and they are installed (FaRM's dual-mode lock).
  * The commit is reported after the install. No LOCK or COMMIT-PRIMARY record is sent.
  *
  * <p>Costs, counted by the fabric: Pw·(f+3) one-sided writes (LOCK, its reply, f COMMIT-BACKUPs
