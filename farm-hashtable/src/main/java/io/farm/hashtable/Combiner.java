@@ -21,6 +21,11 @@ import java.util.concurrent.atomic.AtomicLong;
  * of every node).
  */
 final class Combiner {
+    /**
+     * Attempts of one batch's transaction: mutations of other keys in the same buckets (on the
+     * primary's other workers) conflict with it, and a mutation should not fail for that.
+     */
+    static final int ATTEMPTS = 1_000;
     private final NodeWorker worker;
     private final Transactions transactions;
     private final Map<Key, List<Pending>> waiting = new HashMap<>();
@@ -58,7 +63,7 @@ final class Combiner {
     private void run(HashTable table, Key key, List<Pending> batch) {
         List<HashTableMessages.Mutation> mutations = batch.stream().map(Pending::mutation).toList();
         byte[] keyBytes = batch.getFirst().mutation().key();
-        transactions.execute(worker, tx -> new MutationTransaction(table, tx, keyBytes, mutations).run())
+        transactions.execute(worker, ATTEMPTS, tx -> new MutationTransaction(table, tx, keyBytes, mutations).run())
             .whenComplete((outcomes, failure) -> {
                 for (int i = 0; i < batch.size(); i++) {
                     if (failure != null) {

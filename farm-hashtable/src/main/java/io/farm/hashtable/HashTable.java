@@ -373,14 +373,37 @@ public final class HashTable {
             HashTableMessages.mutation(op, key, value)).thenApply(answer -> answer.length == 1 && answer[0] == 1);
     }
 
-    /** Runs a mutation decoded at the shard's primary (from {@link HashTables}). */
+    /**
+     * Runs a mutation decoded at the shard's primary (from {@link HashTables}). Every mutation of
+     * a key runs on one worker of the primary, chosen by the key's hash, so that its combiner
+     * sees all of them (flat combining) and no two workers' transactions fight over the key's
+     * bucket; a mutation received by another worker is handed over, and its answer comes back
+     * through the function-shipping layer.
+     */
     CompletionStage<byte[]> serve(NodeWorker worker, HashTableMessages.Mutation mutation) {
         checkKey(mutation.key());
         if (mutation.value() != null) {
             checkValue(mutation.value());
         }
-        return tables.combiner(worker).submit(this, mutation)
-            .thenApply(done -> new byte[] {(byte) (done ? 1 : 0)});
+        int threads = farm.node().config().threads();
+        int owner = (int) Long.remainderUnsigned(KeyHashing.hash(mutation.key()), threads);
+        if (owner == worker.index()) {
+            return combine(worker, mutation);
+        }
+        NodeWorker target = farm.node().worker(owner);
+        CompletableFuture<byte[]> answer = new CompletableFuture<>();
+        target.worker().execute(() -> combine(target, mutation).whenComplete((bytes, failure) -> {
+            if (failure != null) {
+                answer.completeExceptionally(failure);
+            } else {
+                answer.complete(bytes);
+            }
+        }));
+        return answer;
+    }
+
+    private CompletionStage<byte[]> combine(NodeWorker worker, HashTableMessages.Mutation mutation) {
+        return tables.combiner(worker).submit(this, mutation).thenApply(done -> new byte[] {(byte) (done ? 1 : 0)});
     }
 
     // ---- blocking facade ----

@@ -6,7 +6,6 @@ import io.farm.core.cluster.NodeWorker;
 import io.farm.core.config.ClusterConfig;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestReporter;
 import org.junit.jupiter.api.io.TempDir;
@@ -107,8 +106,6 @@ class HashTableFlatCombiningTest {
     }
 
     @Test
-    @Disabled("reproduces puts of a hot key failing with LOCK_HELD after 16 attempts when both workers of the primary "
-        + "run its transactions (one combiner per worker), reported to the lead: enable once fixed")
     void concurrentPutsOfAHotKeyFromEveryWorkerOfEveryNodeAllComplete(TestReporter reporter) throws Exception {
         putHotKey("hot-every-worker", WORKERS, reporter);
     }
