@@ -3,14 +3,12 @@ package io.farm.bench;
 import io.farm.core.Farm;
 import io.farm.core.cluster.JvmProcess;
 import io.farm.core.cluster.Node;
-import io.farm.core.fabric.shm.ShmFabric;
 import io.farm.core.config.ClusterConfig;
-import io.farm.core.config.FabricKind;
 import io.farm.hashtable.HashTables;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.Callable;
 
@@ -19,11 +17,8 @@ import java.util.concurrent.Callable;
     description = {"Start one node process of a static cluster and serve until SIGTERM/Ctrl-C.",
         "The configuration file is what 'farm cluster' writes (cluster.properties in its data directory)."})
 public final class NodeCommand implements Callable<Integer> {
-    @Option(names = "--config", required = true, description = "cluster configuration (.properties)")
-    Path config;
-
-    @Option(names = "--id", required = true, description = "this node's id, 0..N-1")
-    int id;
+    @Mixin
+    NodeProcessOptions options;
 
     @Option(names = "--peer-timeout", defaultValue = "60", description = "seconds to wait for every member (default ${DEFAULT-VALUE})")
     int peerTimeout;
@@ -33,17 +28,9 @@ public final class NodeCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        ClusterConfig cluster = ClusterConfig.load(config);
-        if (cluster.fabric() != FabricKind.SHM) {
-            throw new IllegalArgumentException("cluster " + cluster.name() + " uses the " + cluster.fabric().id()
-                + " fabric, which runs every node in one JVM: a node process needs fabric=shm (or use 'farm demo')");
-        }
-        if (id < 0 || id >= cluster.size()) {
-            // Checked before the fabric opens, which would create the node's files.
-            throw new IllegalArgumentException("--id " + id + " is not accepted: cluster " + cluster.name() + " has members 0.."
-                + (cluster.size() - 1));
-        }
-        Node node = Node.start(cluster, id, ShmFabric.open(cluster.dataDir(), id));
+        ClusterConfig cluster = options.cluster();
+        int id = options.id();
+        Node node = options.start(cluster);
         try {
             // The services and hashtables, attached before the peers are awaited: a member that
             // answers serves transactions, allocations and tables (e.g. 'farm ycsb --config').

@@ -5,13 +5,13 @@ import io.farm.core.Farm;
 import io.farm.core.cluster.JvmProcess;
 import io.farm.core.cluster.Node;
 import io.farm.core.config.ClusterConfig;
-import io.farm.core.fabric.shm.ShmFabric;
 import io.farm.core.node.Blocking;
 import io.farm.core.tx.history.History;
+import io.farm.bench.NodeProcessOptions;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -41,11 +41,8 @@ public final class BankNodeCommand implements Callable<Integer> {
     private static final Duration PEER_TIMEOUT = Duration.ofSeconds(60);
     private static final Duration BARRIER_TIMEOUT = Duration.ofSeconds(120);
 
-    @Option(names = "--config", required = true, description = "cluster configuration (.properties)")
-    Path config;
-
-    @Option(names = "--id", required = true, description = "this node's id")
-    int id;
+    @Mixin
+    NodeProcessOptions process;
 
     @Option(names = "--accounts", required = true, description = "accounts of the whole bank")
     int accounts;
@@ -55,9 +52,10 @@ public final class BankNodeCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        ClusterConfig cluster = ClusterConfig.load(config);
+        ClusterConfig cluster = process.cluster();
+        int id = process.id();
         ExchangeDirectory exchange = new ExchangeDirectory(BankCheckCommand.exchangeDir(cluster));
-        Node node = Node.start(cluster, id, ShmFabric.open(cluster.dataDir(), id));
+        Node node = process.start(cluster);
         Farm farm;
         try {
             farm = Farm.attach(node);
@@ -83,6 +81,7 @@ public final class BankNodeCommand implements Callable<Integer> {
     }
 
     private void runCheck(Farm farm, int nodes, ExchangeDirectory exchange) {
+        int id = process.id();
         BankWorkload workload = new BankWorkload(farm);
         exchange.arrive("attached", id, nodes, BARRIER_TIMEOUT);
         workload.open(BankWorkload.share(id, nodes, accounts)).store(exchange.accounts(id));

@@ -5,11 +5,11 @@ import io.farm.core.Farm;
 import io.farm.core.cluster.JvmProcess;
 import io.farm.core.cluster.Node;
 import io.farm.core.config.ClusterConfig;
-import io.farm.core.fabric.shm.ShmFabric;
 import io.farm.core.region.RegionStore;
 import io.farm.hashtable.HashTables;
+import io.farm.bench.NodeProcessOptions;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Option;
+import picocli.CommandLine.Mixin;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -25,19 +25,16 @@ import java.util.concurrent.Callable;
 @Command(name = "hashtable-server", hidden = true, mixinStandardHelpOptions = true,
     description = "A node of the hashtable benchmark (started by 'bench hashtable --fabric shm').")
 public final class HashtableBenchServerCommand implements Callable<Integer> {
-    @Option(names = "--config", required = true, description = "cluster configuration (.properties)")
-    Path config;
-
-    @Option(names = "--id", required = true, description = "this node's id")
-    int id;
+    @Mixin
+    NodeProcessOptions node;
 
     @Override
     public Integer call() {
-        ClusterConfig cluster = ClusterConfig.load(config);
-        Node node = Node.start(cluster, id, ShmFabric.open(cluster.dataDir(), id));
+        ClusterConfig cluster = this.node.cluster();
+        Node node = this.node.start(cluster);
         HashTables.attach(Farm.attach(node));
         removeClusterWhenParentDies(cluster.dataDir());
-        JvmProcess.announceReady("hashtable-server node " + id);
+        JvmProcess.announceReady("hashtable-server node " + this.node.id());
         NodeLifecycle.serveUntilStopped(node, false);
         return 0;
     }

@@ -5,11 +5,10 @@ import io.farm.core.Farm;
 import io.farm.core.cluster.JvmProcess;
 import io.farm.core.cluster.Node;
 import io.farm.core.config.ClusterConfig;
-import io.farm.core.fabric.shm.ShmFabric;
+import io.farm.bench.NodeProcessOptions;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Option;
+import picocli.CommandLine.Mixin;
 
-import java.nio.file.Path;
 import java.util.concurrent.Callable;
 
 /**
@@ -19,19 +18,16 @@ import java.util.concurrent.Callable;
 @Command(name = "txn-server", hidden = true, mixinStandardHelpOptions = true,
     description = "A node of the transactions benchmark (started by 'bench txn --fabric shm').")
 public final class TxnBenchServerCommand implements Callable<Integer> {
-    @Option(names = "--config", required = true, description = "cluster configuration (.properties)")
-    Path config;
-
-    @Option(names = "--id", required = true, description = "this node's id")
-    int id;
+    @Mixin
+    NodeProcessOptions node;
 
     @Override
     public Integer call() {
-        ClusterConfig cluster = ClusterConfig.load(config);
-        Node node = Node.start(cluster, id, ShmFabric.open(cluster.dataDir(), id));
+        ClusterConfig cluster = this.node.cluster();
+        Node node = this.node.start(cluster);
         Farm farm = Farm.attach(node);
         TxnBenchService.install(farm, cluster.dataDir());
-        JvmProcess.announceReady("txn-server node " + id);
+        JvmProcess.announceReady("txn-server node " + this.node.id());
         NodeLifecycle.serveUntilStopped(node, true);
         return 0;
     }
