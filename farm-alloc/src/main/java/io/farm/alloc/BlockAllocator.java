@@ -468,6 +468,10 @@ public final class BlockAllocator {
         for (int slot = 0, slots = layout.slotsPerBlock(newClass); slot < slots; slot++) {
             ObjectHeader.format(memory, block.offset + slot * newSize, highest);
         }
+        // The backups' copies of the block still hold the old class's layout: they get the whole
+        // formatted block, so that their headers are the primary's before any object is written.
+        listener.written(block.region.regionId, Math.toIntExact(block.offset),
+            memory.asSlice(block.offset, layout.blockSize()));
     }
 
     /** Takes back an empty block from its slab allocator: it becomes RELEASED in the current epoch. */
