@@ -260,7 +260,8 @@ final class TxParticipant implements LogHandler {
      * (other workers apply other coordinators' records), only if its version is newer than the
      * copy's, so that records truncated out of commit order leave the latest version. Versions of
      * a slot only grow while its block keeps its size class; a block given another class starts
-     * its slots at version 0 on the primary, which its backups do not see (docs/decisions.md).
+     * its slots at version 0, on the primary and, through the block-table replication, on every
+     * backup, before any object of the new class is written.
      */
     private void applyBackup(MemorySegment record, long offset) {
         int entries = TxRecordDescriptor.entries(record, offset);
