@@ -13,6 +13,7 @@ import io.farm.core.object.ObjectLayout;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.util.ArrayDeque;
 
 import java.util.concurrent.CompletableFuture;
@@ -180,10 +181,10 @@ public final class HashTable {
         private final ArrayDeque<Lookup> pool;
         // Native, like every segment farm's fabric copies into.
         private final MemorySegment pair = Arena.ofAuto().allocate(2L * bucketStride, ObjectLayout.LINE);
+        /** The stored copy, moved to the heap with one bulk copy, then decoded with plain array copies. */
+        private final byte[] stored = new byte[2 * bucketStride];
         private final byte[] bucket = new byte[layout.bucketSize()];
         private final byte[] next = new byte[layout.bucketSize()];
-        private final MemorySegment bucketView = MemorySegment.ofArray(bucket);
-        private final MemorySegment nextView = MemorySegment.ofArray(next);
         private LockFreeOperation operation;
         private byte[] key;
         private Home home;
@@ -213,8 +214,9 @@ public final class HashTable {
         @Override
         public void copied(int fabricReads) {
             reads += fabricReads;
-            ObjectLayout.toApplication(pair, 0, bucketView, 0, bucket.length);
-            ObjectLayout.toApplication(pair, bucketStride, nextView, 0, next.length);
+            MemorySegment.copy(pair, ValueLayout.JAVA_BYTE, 0, stored, 0, stored.length);
+            ObjectLayout.toApplication(stored, 0, bucket, 0, bucket.length);
+            ObjectLayout.toApplication(stored, bucketStride, next, 0, next.length);
             if (HashTableLayout.forwardJoint(bucket) != HashTableLayout.backwardJoint(next)) {
                 restart();
                 return;

@@ -7,6 +7,9 @@ package io.farm.hashtable;
  */
 public final class KeyHashing {
     private static final long GOLDEN_GAMMA = 0x9E3779B97F4A7C15L;
+    /** Little-endian words of a key: the same words the byte loop would assemble, read at once. */
+    private static final java.lang.invoke.VarHandle WORD =
+        java.lang.invoke.MethodHandles.byteArrayViewVarHandle(long[].class, java.nio.ByteOrder.LITTLE_ENDIAN);
 
     private KeyHashing() {
     }
@@ -14,10 +17,13 @@ public final class KeyHashing {
     /** The 64-bit hash of {@code key}. */
     public static long hash(byte[] key) {
         long h = mix(0x3C6EF372FE94F82BL ^ key.length);
-        for (int start = 0; start < key.length; start += Long.BYTES) {
+        int start = 0;
+        for (; start + Long.BYTES <= key.length; start += Long.BYTES) {
+            h = mix(h ^ (long) WORD.get(key, start)) + GOLDEN_GAMMA;
+        }
+        if (start < key.length) {
             long word = 0;
-            int end = Math.min(key.length, start + Long.BYTES);
-            for (int i = end - 1; i >= start; i--) {
+            for (int i = key.length - 1; i >= start; i--) {
                 word = word << Byte.SIZE | (key[i] & 0xFF);
             }
             h = mix(h ^ word) + GOLDEN_GAMMA;

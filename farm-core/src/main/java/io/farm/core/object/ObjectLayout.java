@@ -178,6 +178,24 @@ public final class ObjectLayout {
     }
 
     /**
+     * As {@link #toApplication(MemorySegment, long, MemorySegment, long, int)}, between heap
+     * arrays: for readers that copied a whole stored object (or several) into a {@code byte[]}
+     * with one bulk copy and decode it there, where each line costs a plain array copy.
+     */
+    public static void toApplication(byte[] stored, int storedOffset, byte[] application, int applicationOffset,
+                                     int applicationSize) {
+        int done = Math.min(applicationSize, HEADER_DATA);
+        System.arraycopy(stored, storedOffset + HEADER_DATA_OFFSET, application, applicationOffset, done);
+        int line = storedOffset + LINE;
+        while (done < applicationSize) {
+            int chunk = Math.min(LINE_DATA, applicationSize - done);
+            System.arraycopy(stored, line + LINE_DATA_OFFSET, application, applicationOffset + done, chunk);
+            done += chunk;
+            line += LINE;
+        }
+    }
+
+    /**
      * Copies {@code applicationSize} application bytes from {@code application} at
      * {@code applicationOffset} into the stored object at {@code storedOffset} of {@code stored},
      * with plain stores. Leaves the version, incarnation and line version words unchanged.

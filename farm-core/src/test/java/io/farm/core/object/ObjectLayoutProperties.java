@@ -67,6 +67,19 @@ class ObjectLayoutProperties {
     }
 
     @Property
+    void theHeapDecodingOfAStoredCopyEqualsTheSegmentOne(@ForAll @IntRange(min = 0, max = 3000) int size,
+                                                         @ForAll @IntRange(min = 0, max = 3) int lead, @ForAll long seed) {
+        byte[] stored = new byte[lead * ObjectLayout.LINE + ObjectLayout.storedSize(size)];
+        new java.util.Random(seed).nextBytes(stored);
+        byte[] fromSegment = new byte[size + 5];
+        byte[] fromArray = new byte[size + 5];
+        ObjectLayout.toApplication(MemorySegment.ofArray(stored), (long) lead * ObjectLayout.LINE,
+            MemorySegment.ofArray(fromSegment), 3, size);
+        ObjectLayout.toApplication(stored, lead * ObjectLayout.LINE, fromArray, 3, size);
+        org.junit.jupiter.api.Assertions.assertArrayEquals(fromSegment, fromArray);
+    }
+
+    @Property
     void theLargestApplicationSizeOfAStoredSizeFitsItAndOneMoreByteDoesNot(
         @ForAll @IntRange(min = 1, max = (1 << 14) - 1) int lines) {
         int storedSize = lines * ObjectLayout.LINE;
