@@ -35,6 +35,7 @@ public final class NodeCommand implements Callable<Integer> {
             // The services and hashtables, attached before the peers are awaited: a member that
             // answers serves transactions, allocations and tables (e.g. 'farm ycsb --config').
             HashTables.attach(Farm.attach(node));
+            node.announce();
             System.err.println("farm: node " + id + " of cluster " + cluster.name() + " serves (services and hashtables"
                 + " attached); waiting for all " + cluster.size() + " members");
             node.awaitPeers(Duration.ofSeconds(peerTimeout));

@@ -44,8 +44,11 @@ public final class NodeProcessOptions {
         return cluster;
     }
 
-    /** Starts this node of {@code cluster} over the shm fabric. */
+    /**
+     * Starts this node of {@code cluster} over the shm fabric, silent: it answers its peers'
+     * pings only once the command has attached what it serves and called {@link Node#announce()}.
+     */
     public Node start(ClusterConfig cluster) {
-        return Node.start(cluster, id, ShmFabric.open(cluster.dataDir(), id));
+        return Node.startSilent(cluster, id, ShmFabric.open(cluster.dataDir(), id));
     }
 }

@@ -59,6 +59,7 @@ public final class BankNodeCommand implements Callable<Integer> {
         Farm farm;
         try {
             farm = Farm.attach(node);
+            node.announce();
             node.awaitPeers(PEER_TIMEOUT);
         } catch (RuntimeException e) {
             node.close();

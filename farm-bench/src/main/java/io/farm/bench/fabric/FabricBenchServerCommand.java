@@ -26,6 +26,7 @@ public final class FabricBenchServerCommand implements Callable<Integer> {
         ClusterConfig cluster = this.node.cluster();
         Node node = this.node.start(cluster);
         ReadServer.install(node, regionId, cluster.regionSize());
+        node.announce();
         JvmProcess.announceReady("fabric-server node " + this.node.id());
         NodeLifecycle.serveUntilStopped(node, true);
         return 0;

@@ -33,6 +33,7 @@ public final class HashtableBenchServerCommand implements Callable<Integer> {
         ClusterConfig cluster = this.node.cluster();
         Node node = this.node.start(cluster);
         HashTables.attach(Farm.attach(node));
+        node.announce();
         removeClusterWhenParentDies(cluster.dataDir());
         JvmProcess.announceReady("hashtable-server node " + this.node.id());
         NodeLifecycle.serveUntilStopped(node, false);

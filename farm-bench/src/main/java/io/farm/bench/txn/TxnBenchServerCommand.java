@@ -27,6 +27,7 @@ public final class TxnBenchServerCommand implements Callable<Integer> {
         Node node = this.node.start(cluster);
         Farm farm = Farm.attach(node);
         TxnBenchService.install(farm, cluster.dataDir());
+        node.announce();
         JvmProcess.announceReady("txn-server node " + this.node.id());
         NodeLifecycle.serveUntilStopped(node, true);
         return 0;

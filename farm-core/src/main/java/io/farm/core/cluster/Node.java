@@ -45,6 +45,8 @@ public final class Node implements AutoCloseable {
     static final int PING = SYSTEM_TYPES;
     /** The system message type of a ping's answer. */
     static final int PONG = SYSTEM_TYPES + 1;
+    /** How long {@link #awaitPeers} waits for one ping's answer before it pings again. */
+    private static final long PING_RETRY_NANOS = 100_000_000L;
 
     private final ClusterConfig config;
     private final int id;
@@ -57,8 +59,10 @@ public final class Node implements AutoCloseable {
     private final NodeWorker[] contexts;
     private final Workers workers;
     private final AtomicBoolean closed = new AtomicBoolean();
+    /** Whether pings are answered: peers' {@link #awaitPeers} counts this node up only then. */
+    private volatile boolean announced;
 
-    private Node(ClusterConfig config, int id, Fabric fabric) {
+    private Node(ClusterConfig config, int id, Fabric fabric, boolean announced) {
         if (id < 0 || id >= config.size()) {
             throw new IllegalArgumentException("node id " + id + " is not a member of cluster " + config.name()
                 + ": accepted 0.." + (config.size() - 1));
@@ -69,6 +73,7 @@ public final class Node implements AutoCloseable {
         this.config = config;
         this.id = id;
         this.fabric = fabric;
+        this.announced = announced;
         discardStaleFiles(config.dataDir(), id);
         this.regions = new RegionStore(config.dataDir(), id, config.regionSize(), config.hugePages());
         this.layout = new MessagingLayout(config.size(), config.threads(), config.messageRingCapacity(),
@@ -94,12 +99,31 @@ public final class Node implements AutoCloseable {
      * @throws IllegalArgumentException if {@code id} is not a member or the fabric is another node's
      */
     public static Node start(ClusterConfig config, int id, Fabric fabric) {
+        return start(config, id, fabric, true);
+    }
+
+    /**
+     * As {@link #start}, but the node answers no ping until {@link #announce()}: peers waiting for
+     * it ({@link #awaitPeers}) wait until then. A node process attaches its services (RPCs,
+     * transactions, tables) in between, so that a peer that saw it answer never sends a request
+     * it has no handler for yet.
+     */
+    public static Node startSilent(ClusterConfig config, int id, Fabric fabric) {
+        return start(config, id, fabric, false);
+    }
+
+    private static Node start(ClusterConfig config, int id, Fabric fabric, boolean announced) {
         try {
-            return new Node(config, id, fabric);
+            return new Node(config, id, fabric, announced);
         } catch (RuntimeException e) {
             fabric.close();
             throw e;
         }
+    }
+
+    /** Starts answering pings (see {@link #startSilent}); does nothing if it does already. */
+    public void announce() {
+        announced = true;
     }
 
     private Worker.Builder workerBuilder(int index) {
@@ -302,19 +326,30 @@ public final class Node implements AutoCloseable {
         for (int index = 0; index < contexts.length; index++) {
             for (int peer = 0; peer < config.size(); peer++) {
                 int target = peer;
-                CompletableFuture<Long> pong = submit(index, w -> w.ping(target));
-                try {
-                    pong.get(Math.max(1, deadline - System.nanoTime()), java.util.concurrent.TimeUnit.NANOSECONDS);
-                } catch (Exception e) {
-                    throw new IllegalStateException("node " + id + ": member " + peer + " did not answer a ping within "
-                        + timeout + ": " + e, e);
+                while (true) {
+                    // A peer started silent answers only once it announces: ping again until it does.
+                    CompletableFuture<Long> pong = submit(index, w -> w.ping(target));
+                    long wait = Math.min(PING_RETRY_NANOS, deadline - System.nanoTime());
+                    try {
+                        pong.get(Math.max(1, wait), java.util.concurrent.TimeUnit.NANOSECONDS);
+                        break;
+                    } catch (java.util.concurrent.TimeoutException silent) {
+                        if (System.nanoTime() - deadline >= 0) {
+                            throw new IllegalStateException("node " + id + ": member " + peer
+                                + " did not answer a ping within " + timeout, silent);
+                        }
+                    } catch (Exception e) {
+                        throw new IllegalStateException("node " + id + ": member " + peer + " did not answer a ping: " + e, e);
+                    }
                 }
             }
         }
     }
 
     private static void answerPing(NodeWorker worker, int senderNode, int type, MemorySegment payload, long offset, int length) {
-        worker.messenger().send(senderNode, PONG, payload, offset, length);
+        if (worker.node().announced) {
+            worker.messenger().send(senderNode, PONG, payload, offset, length);
+        }
     }
 
     /** The fabric accounting of this node: operations and bytes it issued, by kind. */

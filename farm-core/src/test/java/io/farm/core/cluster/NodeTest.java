@@ -123,6 +123,23 @@ class NodeTest {
     }
 
     @Test
+    void aSilentNodeIsNotAwaitedUpUntilItAnnounces() throws Exception {
+        ClusterConfig config = config("silent", 2, "local", temp.resolve("silent"));
+        LocalNetwork network = new LocalNetwork();
+        try (Node loud = Node.start(config, 0, network.attach(0));
+             Node silent = Node.startSilent(config, 1, network.attach(1))) {
+            IllegalStateException notYet = assertThrows(IllegalStateException.class,
+                () -> loud.awaitPeers(Duration.ofMillis(300)));
+            assertTrue(notYet.getMessage().contains("member 1 did not answer a ping"), notYet.getMessage());
+            CompletableFuture<Void> awaited = CompletableFuture.runAsync(
+                () -> loud.awaitPeers(Duration.ofSeconds(TestClusters.LIVENESS_SECONDS)));
+            silent.announce();
+            awaited.get(TestClusters.LIVENESS_SECONDS, java.util.concurrent.TimeUnit.SECONDS);
+            silent.awaitPeers(Duration.ofSeconds(TestClusters.LIVENESS_SECONDS));
+        }
+    }
+
+    @Test
     void closeDeletesTheNodesFilesAndClosesItsFabric() {
         Path dataDir = temp.resolve("single");
         ClusterConfig config = config("single", 1, "local", dataDir);
