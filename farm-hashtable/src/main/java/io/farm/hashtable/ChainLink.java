@@ -6,6 +6,7 @@ import io.farm.core.object.ObjectLayout;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.ByteOrder;
+import java.util.Arrays;
 
 /**
  * A link to an overflow block: a fat pointer in {@value #BYTES} bytes instead of 16, so that a
@@ -79,6 +80,6 @@ public record ChainLink(long address, long incarnation) {
 
     /** Clears the link at {@code offset} of {@code object}. */
     public static void clear(byte[] object, int offset) {
-        java.util.Arrays.fill(object, offset, offset + BYTES, (byte) 0);
+        Arrays.fill(object, offset, offset + BYTES, (byte) 0);
     }
 }

@@ -6,8 +6,8 @@ import io.farm.core.cluster.NodeWorker;
 import io.farm.core.node.Blocking;
 import io.farm.core.object.FatPointer;
 import io.farm.core.object.LockFreeOperation;
-import io.farm.core.object.LockFreeReads;
 import io.farm.core.object.LockFreeReadTimeoutException;
+import io.farm.core.object.LockFreeReads;
 import io.farm.core.object.ObjectFreedException;
 import io.farm.core.object.ObjectLayout;
 
@@ -15,7 +15,7 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.ArrayDeque;
-
+import java.util.Arrays;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
@@ -74,7 +74,7 @@ public final class HashTable {
         for (int i = 0; i < order.length; i++) {
             order[i] = i;
         }
-        java.util.Arrays.sort(order, (a, b) -> Long.compare(shards[a], shards[b]));
+        Arrays.sort(order, (a, b) -> Long.compare(shards[a], shards[b]));
         this.sortedShards = new long[shards.length];
         this.sortedShardIndex = new int[shards.length];
         for (int i = 0; i < order.length; i++) {
@@ -125,7 +125,7 @@ public final class HashTable {
 
     /** The shard holding bucket {@code address}, or -1. */
     int shardOf(long address) {
-        int at = java.util.Arrays.binarySearch(sortedShards, address);
+        int at = Arrays.binarySearch(sortedShards, address);
         int floor = at >= 0 ? at : -at - 2;
         if (floor < 0) {
             return -1;
@@ -330,7 +330,7 @@ public final class HashTable {
         checkKey(key);
         Home home = home(key);
         return farm.shipping().msgSend(worker, bucketAddress(home.shard(), home.bucket()), HashTableMessages.LOOKUP, key)
-            .thenApply(answer -> answer[0] == 0 ? null : java.util.Arrays.copyOfRange(answer, 1, answer.length));
+            .thenApply(answer -> answer[0] == 0 ? null : Arrays.copyOfRange(answer, 1, answer.length));
     }
 
     /**

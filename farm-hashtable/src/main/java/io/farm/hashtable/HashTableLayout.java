@@ -1,10 +1,12 @@
 package io.farm.hashtable;
 
+import io.farm.alloc.SizeClasses;
 import io.farm.core.object.FatPointer;
 import io.farm.core.object.ObjectLayout;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.nio.ByteOrder;
 import java.util.Arrays;
 
 /**
@@ -62,8 +64,8 @@ public final class HashTableLayout {
     /** Offset of the value bytes in an out-of-line value object. */
     public static final int VALUE_OBJECT_HEADER = Integer.BYTES;
 
-    private static final ValueLayout.OfShort SHORT = ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(java.nio.ByteOrder.LITTLE_ENDIAN);
-    private static final ValueLayout.OfInt INT = ValueLayout.JAVA_INT_UNALIGNED.withOrder(java.nio.ByteOrder.LITTLE_ENDIAN);
+    private static final ValueLayout.OfShort SHORT = ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
+    private static final ValueLayout.OfInt INT = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
     private static final long USED = 1;
     private static final long OUT_OF_LINE = 2;
 
@@ -89,11 +91,11 @@ public final class HashTableLayout {
         this.blockSize = BLOCK_HEADER + config.overflowSlots() * slotSize;
         long shardBytes = (long) ObjectLayout.storedSize(bucketSize) * (config.bucketsPerShard() + 1L);
         if (bucketSize > ObjectLayout.MAX_APPLICATION_SIZE || blockSize > ObjectLayout.MAX_APPLICATION_SIZE
-            || shardBytes > io.farm.alloc.SizeClasses.MAX_SIZE) {
+            || shardBytes > SizeClasses.MAX_SIZE) {
             throw new IllegalArgumentException("a shard of " + config.bucketsPerShard() + " buckets of " + bucketSize
                 + " bytes (" + ObjectLayout.storedSize(Math.min(bucketSize, ObjectLayout.MAX_APPLICATION_SIZE))
                 + " stored, plus one neighbour bucket) takes " + shardBytes + " bytes; a shard is one allocation of at most "
-                + io.farm.alloc.SizeClasses.MAX_SIZE + ": use more shards or fewer buckets per shard");
+                + SizeClasses.MAX_SIZE + ": use more shards or fewer buckets per shard");
         }
     }
 
@@ -108,7 +110,7 @@ public final class HashTableLayout {
         HashTableLayout layout = new HashTableLayout(config);
         int stride = ObjectLayout.storedSize(layout.bucketSize());
         int shardBytes = stride * (config.bucketsPerShard() + 1);
-        int allocation = io.farm.alloc.SizeClasses.sizeOf(io.farm.alloc.SizeClasses.classOf(shardBytes));
+        int allocation = SizeClasses.sizeOf(SizeClasses.classOf(shardBytes));
         int buckets = allocation / stride - 1;
         return new HashTableConfig(config.neighbourhood(), config.maxKeyLength(), config.maxInlineValue(),
             config.maxValueLength(), config.shards(), buckets, config.overflowSlots());

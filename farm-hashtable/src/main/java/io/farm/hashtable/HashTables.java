@@ -1,6 +1,7 @@
 package io.farm.hashtable;
 
 import io.farm.core.Farm;
+import io.farm.core.addr.GlobalAddress;
 import io.farm.core.cluster.NodeWorker;
 import io.farm.core.node.Blocking;
 import io.farm.core.placement.Member;
@@ -13,6 +14,7 @@ import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeSet;
@@ -198,7 +200,7 @@ public final class HashTables {
             }
         }
         throw new IllegalArgumentException("no hashtable of node " + farm.node().id() + " has a bucket at "
-            + io.farm.core.addr.GlobalAddress.toString(address));
+            + GlobalAddress.toString(address));
     }
 
     private void createShard(NodeWorker worker, int sender, MemorySegment arguments, long offset, int length,
@@ -243,7 +245,7 @@ public final class HashTables {
             if (addresses[shards] == shards) {
                 registering.remove(descriptor.name());
                 catalog.put(descriptor.name(), new HashTable(this, descriptor.name(), descriptor.config(),
-                    java.util.Arrays.copyOf(addresses, shards)));
+                    Arrays.copyOf(addresses, shards)));
             }
         }
         reply.ok();

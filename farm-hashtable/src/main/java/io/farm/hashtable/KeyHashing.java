@@ -1,5 +1,9 @@
 package io.farm.hashtable;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
+
 /**
  * Where a key lives: a 64-bit hash of its bytes, the shard by jump consistent hashing (Lamping and
  * Veach: adding shards moves only the keys the new shards take), the home bucket within the shard
@@ -8,8 +12,8 @@ package io.farm.hashtable;
 public final class KeyHashing {
     private static final long GOLDEN_GAMMA = 0x9E3779B97F4A7C15L;
     /** Little-endian words of a key: the same words the byte loop would assemble, read at once. */
-    private static final java.lang.invoke.VarHandle WORD =
-        java.lang.invoke.MethodHandles.byteArrayViewVarHandle(long[].class, java.nio.ByteOrder.LITTLE_ENDIAN);
+    private static final VarHandle WORD =
+        MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
 
     private KeyHashing() {
     }

@@ -1,16 +1,16 @@
 package io.farm.hashtable;
 
-import io.farm.core.object.FatPointer;
 import io.farm.core.object.ObjectBuffer;
 import io.farm.core.tx.AbortReason;
-import io.farm.core.tx.TransactionAbortedException;
 import io.farm.core.tx.Transaction;
+import io.farm.core.tx.TransactionAbortedException;
 
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 
 /**
@@ -115,13 +115,13 @@ final class MutationTransaction {
             if (failure == null) {
                 return buffer;
             }
-            Throwable cause = failure instanceof java.util.concurrent.CompletionException && failure.getCause() != null
+            Throwable cause = failure instanceof CompletionException && failure.getCause() != null
                 ? failure.getCause() : failure;
             if (cause instanceof TransactionAbortedException abort && abort.reason() == AbortReason.OBJECT_FREED) {
                 throw new TransactionAbortedException(AbortReason.CONFLICT, abort.address(),
                     "an object the bucket pointed to was freed by a concurrent mutation", abort);
             }
-            throw cause instanceof RuntimeException e ? e : new java.util.concurrent.CompletionException(cause);
+            throw cause instanceof RuntimeException e ? e : new CompletionException(cause);
         });
     }
 
@@ -237,9 +237,9 @@ final class MutationTransaction {
             if (failure == null) {
                 return buffer;
             }
-            Throwable cause = failure instanceof java.util.concurrent.CompletionException && failure.getCause() != null
+            Throwable cause = failure instanceof CompletionException && failure.getCause() != null
                 ? failure.getCause() : failure;
-            if (cause instanceof io.farm.core.tx.TransactionAbortedException abort) {
+            if (cause instanceof TransactionAbortedException abort) {
                 throw abort;
             }
             throw new IllegalStateException("shard " + home.shard() + " of table " + table.name() + " (on node "

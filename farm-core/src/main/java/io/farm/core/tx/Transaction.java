@@ -18,10 +18,12 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
+import java.util.stream.IntStream;
 
 /**
  * A transaction (FaRM NSDI'14 Fig. 6): reads, allocations, writes and frees of objects, buffered
@@ -885,12 +887,12 @@ public final class Transaction {
     }
 
     private int[] backupsOf(List<TxObject> objects) {
-        return objects.stream().flatMapToInt(object -> java.util.Arrays.stream(transactions.backupsOf(object.address)))
+        return objects.stream().flatMapToInt(object -> Arrays.stream(transactions.backupsOf(object.address)))
             .distinct().sorted().toArray();
     }
 
     private static int[] union(int[] a, int[] b) {
-        return java.util.stream.IntStream.concat(java.util.Arrays.stream(a), java.util.Arrays.stream(b))
+        return IntStream.concat(Arrays.stream(a), Arrays.stream(b))
             .distinct().sorted().toArray();
     }
 
