@@ -280,7 +280,7 @@ public final class NodeAllocator {
         }
         long address = AllocationMessageDescriptor.address(result, offset);
         int regionId = GlobalAddress.regionId(address);
-        if (!isDataRegion(regionId) || placement.primary(regionId) != primary) {
+        if (!placement.isDataRegion(regionId) || placement.primary(regionId) != primary) {
             throw new IllegalArgumentException("address " + GlobalAddress.toString(address)
                 + " is not in a data region whose primary is node " + primary);
         }
@@ -301,7 +301,7 @@ public final class NodeAllocator {
      */
     private int primaryOf(long address, String role) {
         int regionId = GlobalAddress.regionId(address);
-        if (!isDataRegion(regionId)) {
+        if (!placement.isDataRegion(regionId)) {
             throw new IllegalArgumentException(role + " " + GlobalAddress.toString(address) + " is not an object address: "
                 + (regionId == 0 ? "region 0 is never allocated (address 0 is the null address)"
                 : "region " + RegionId.toString(regionId) + " is no data region of cluster " + node.config().name())
@@ -318,10 +318,6 @@ public final class NodeAllocator {
                 + " to node " + node.id() + ", but its region " + RegionId.toString(GlobalAddress.regionId(address))
                 + " has node " + primary + " as primary: objects are allocated and freed by their region's primary");
         }
-    }
-
-    private boolean isDataRegion(int regionId) {
-        return regionId != 0 && !RegionId.isSystem(regionId) && RegionId.ring(regionId) < placement.rings();
     }
 
     private void requireOwnWorker(NodeWorker worker, String operation) {

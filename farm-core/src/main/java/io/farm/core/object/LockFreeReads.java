@@ -265,7 +265,7 @@ public final class LockFreeReads {
 
     private Capability capabilityOf(NodeWorker worker, long address) {
         int regionId = GlobalAddress.regionId(address);
-        if (regionId == 0 || RegionId.isSystem(regionId) || RegionId.ring(regionId) >= placement.rings()) {
+        if (!placement.isDataRegion(regionId)) {
             throw new IllegalArgumentException("lock-free read of " + GlobalAddress.toString(address)
                 + ": not an object address: region " + RegionId.toString(regionId) + " is no data region of cluster "
                 + node.config().name() + "; objects live in data regions, on rings 0.." + (placement.rings() - 1)

@@ -166,6 +166,14 @@ public final class PlacementRing {
     }
 
     /**
+     * Whether {@code regionId} can hold objects in this placement: not region 0 (global address 0
+     * is null), not a system region, and on one of its rings.
+     */
+    public boolean isDataRegion(int regionId) {
+        return regionId != 0 && !RegionId.isSystem(regionId) && RegionId.ring(regionId) < rings;
+    }
+
+    /**
      * The machines storing data region {@code regionId}: the {@link #replicas()} members that
      * follow its position on its ring, primary first.
      *

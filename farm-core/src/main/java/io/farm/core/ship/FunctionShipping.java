@@ -347,7 +347,7 @@ public final class FunctionShipping {
      */
     private int primaryOf(long address, String what) {
         int regionId = GlobalAddress.regionId(address);
-        if (regionId == 0 || RegionId.isSystem(regionId) || RegionId.ring(regionId) >= placement.rings()) {
+        if (!placement.isDataRegion(regionId)) {
             throw new IllegalArgumentException("function shipping " + what + ": not an object address: region "
                 + RegionId.toString(regionId) + " is no data region of cluster " + node.config().name()
                 + "; objects live in data regions, on rings 0.." + (placement.rings() - 1) + ", region 0 excluded");

@@ -1,7 +1,6 @@
 package io.farm.core.tx;
 
 import io.farm.core.addr.GlobalAddress;
-import io.farm.core.addr.RegionId;
 import io.farm.core.alloc.NodeAllocator;
 import io.farm.core.cluster.NodeWorker;
 import io.farm.core.msg.LogHandler;
@@ -332,7 +331,7 @@ final class TxParticipant implements LogHandler {
     /** This node's primary copy of {@code address}'s region when this node is its primary and the object fits it, else null. */
     private MemorySegment primaryRegion(long address, int size) {
         int regionId = GlobalAddress.regionId(address);
-        if (!isDataRegion(regionId) || placement.primary(regionId) != nodeId) {
+        if (!placement.isDataRegion(regionId) || placement.primary(regionId) != nodeId) {
             return null;
         }
         return objectRegion(regionId, address, size);
@@ -340,14 +339,10 @@ final class TxParticipant implements LogHandler {
 
     private MemorySegment backupRegion(long address, int size) {
         int regionId = GlobalAddress.regionId(address);
-        if (!isDataRegion(regionId) || placement.replicas(regionId).indexOf(nodeId) < 1) {
+        if (!placement.isDataRegion(regionId) || placement.replicas(regionId).indexOf(nodeId) < 1) {
             return null;
         }
         return objectRegion(regionId, address, size);
-    }
-
-    private boolean isDataRegion(int regionId) {
-        return regionId != 0 && !RegionId.isSystem(regionId) && RegionId.ring(regionId) < placement.rings();
     }
 
     private MemorySegment objectRegion(int regionId, long address, int size) {

@@ -17,6 +17,16 @@ class PlacementRingTest {
         new Member(0, "node-0"), new Member(1, "node-1"), new Member(2, "node-2"), new Member(3, "node-3"), new Member(4, "node-4"));
 
     @Test
+    void dataRegionsAreThoseOnItsRingsExceptRegionZeroAndSystemRegions() {
+        PlacementRing ring = PlacementRing.of(FIVE, 3, 2);
+        assertTrue(ring.isDataRegion(RegionId.of(0, 1)));
+        assertTrue(ring.isDataRegion(RegionId.of(2, 12345)));
+        assertFalse(ring.isDataRegion(0), "region 0: global address 0 is null");
+        assertFalse(ring.isDataRegion(RegionId.of(3, 1)), "ring 3 of a 3-ring placement");
+        assertFalse(ring.isDataRegion(RegionId.system(1, 0)), "a system region");
+    }
+
+    @Test
     void ringPositionsNeverChangeBecauseEveryNodeMustAgreeOnThem() {
         assertEquals(9745010, RingHash.position("node-0", 0));
         assertEquals(11362330, RingHash.position("node-0", 1));
