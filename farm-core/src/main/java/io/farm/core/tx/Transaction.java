@@ -489,18 +489,22 @@ public final class Transaction {
     // ---- commit steps ----
 
     private void reserve() {
+        for (TxObject object : writes) {
+            object.backups = transactions.backupsOf(object.address);
+        }
         primaries = writes.stream().mapToInt(object -> object.primary).distinct().sorted().toArray();
-        backups = backupsOf(writes);
+        backups = writes.stream().flatMapToInt(object -> Arrays.stream(object.backups)).distinct().sorted().toArray();
         reservation = new Int2IntHashMap(0);
+        int headerOnly = coordinator.span(TxRecordDescriptor.headerLength(TxCoordinator.MAX_PIGGYBACKED));
         if (!local) {
             for (int primary : primaries) {
-                reservation.merge(primary, coordinator.span(lockRecordLength(primary)) + coordinator.span(
-                    TxRecordDescriptor.headerLength(TxCoordinator.MAX_PIGGYBACKED)), Integer::sum);
+                reservation.merge(primary, coordinator.span(recordLength(primary, TxRecordDescriptor.LOCK)) + headerOnly,
+                    Integer::sum);
             }
         }
         for (int backup : backups) {
-            reservation.merge(backup, coordinator.span(backupRecordLength(backup)) + coordinator.span(
-                TxRecordDescriptor.headerLength(TxCoordinator.MAX_PIGGYBACKED)), Integer::sum);
+            reservation.merge(backup, coordinator.span(recordLength(backup, TxRecordDescriptor.COMMIT_BACKUP)) + headerOnly,
+                Integer::sum);
         }
         coordinator.reserve(this, reservation);
     }
@@ -530,17 +534,8 @@ public final class Transaction {
         locked = true;
         for (int primary : primaries) {
             MemorySegment record = coordinator.staging();
-            int truncations = coordinator.putTruncations(primary, record, 0);
-            int entries = 0;
-            long offset = TxRecordDescriptor.headerLength(truncations);
-            for (TxObject object : writes) {
-                if (object.primary == primary) {
-                    offset += object.putEntry(record, offset);
-                    entries++;
-                }
-            }
-            TxRecordDescriptor.putHeader(record, 0, id, truncations, entries);
-            worker.messenger().sendLog(primary, TxRecordDescriptor.LOCK, record, 0, (int) offset);
+            int length = putRecord(primary, TxRecordDescriptor.LOCK, record);
+            worker.messenger().sendLog(primary, TxRecordDescriptor.LOCK, record, 0, length);
             transactions.stats().countSent(TxRecordDescriptor.LOCK);
         }
     }
@@ -673,19 +668,10 @@ public final class Transaction {
         awaiting = backups.length;
         for (int backup : backups) {
             MemorySegment record = coordinator.staging();
-            int truncations = coordinator.putTruncations(backup, record, 0);
-            int entries = 0;
-            long offset = TxRecordDescriptor.headerLength(truncations);
-            for (TxObject object : writes) {
-                if (transactions.isBackup(backup, object.address)) {
-                    offset += object.putEntry(record, offset);
-                    entries++;
-                }
-            }
-            TxRecordDescriptor.putHeader(record, 0, id, truncations, entries);
+            int length = putRecord(backup, TxRecordDescriptor.COMMIT_BACKUP, record);
             backupsWritten++;
             transactions.stats().countSent(TxRecordDescriptor.COMMIT_BACKUP);
-            worker.messenger().sendLog(backup, TxRecordDescriptor.COMMIT_BACKUP, record, 0, (int) offset, writeFailure -> {
+            worker.messenger().sendLog(backup, TxRecordDescriptor.COMMIT_BACKUP, record, 0, length, writeFailure -> {
                 if (writeFailure != null && failure == null) {
                     failure = new TransactionAbortedException(AbortReason.CONFIGURATION_CHANGED, 0,
                         "the COMMIT-BACKUP record did not reach node " + backup, writeFailure);
@@ -866,29 +852,38 @@ public final class Transaction {
 
     // ---- helpers ----
 
-    private int lockRecordLength(int primary) {
+    /**
+     * Whether the {@code type} record (LOCK or COMMIT-BACKUP) to {@code node} carries
+     * {@code object}'s entry: a LOCK goes to the object's primary, a COMMIT-BACKUP to its backups.
+     */
+    private static boolean carries(TxObject object, int node, int type) {
+        return type == TxRecordDescriptor.LOCK ? object.primary == node : contains(object.backups, node);
+    }
+
+    /** The longest the {@code type} record to {@code node} may be: its entries and the most truncations. */
+    private int recordLength(int node, int type) {
         int length = TxRecordDescriptor.headerLength(TxCoordinator.MAX_PIGGYBACKED);
         for (TxObject object : writes) {
-            if (object.primary == primary) {
+            if (carries(object, node, type)) {
                 length += object.entryLength();
             }
         }
         return length;
     }
 
-    private int backupRecordLength(int backup) {
-        int length = TxRecordDescriptor.headerLength(TxCoordinator.MAX_PIGGYBACKED);
+    /** Writes the {@code type} record to {@code node} (pending truncations, then its entries) into {@code record}; returns its length. */
+    private int putRecord(int node, int type, MemorySegment record) {
+        int truncations = coordinator.putTruncations(node, record, 0);
+        int entries = 0;
+        long offset = TxRecordDescriptor.headerLength(truncations);
         for (TxObject object : writes) {
-            if (transactions.isBackup(backup, object.address)) {
-                length += object.entryLength();
+            if (carries(object, node, type)) {
+                offset += object.putEntry(record, offset);
+                entries++;
             }
         }
-        return length;
-    }
-
-    private int[] backupsOf(List<TxObject> objects) {
-        return objects.stream().flatMapToInt(object -> Arrays.stream(transactions.backupsOf(object.address)))
-            .distinct().sorted().toArray();
+        TxRecordDescriptor.putHeader(record, 0, id, truncations, entries);
+        return (int) offset;
     }
 
     private static int[] union(int[] a, int[] b) {

@@ -349,10 +349,6 @@ public final class Transactions {
         return backups;
     }
 
-    boolean isBackup(int node, long address) {
-        return placement.replicas(GlobalAddress.regionId(address)).indexOf(node) >= 1;
-    }
-
     /** This node's copy of {@code address}'s region, which it holds (it is its primary). */
     MemorySegment localRegion(long address) {
         Region region = node.region(GlobalAddress.regionId(address));

@@ -20,6 +20,8 @@ final class TxObject {
     final long readIncarnationWord;
     /** {@link TxRecordDescriptor#WRITE}, {@link TxRecordDescriptor#ALLOCATED}, {@link TxRecordDescriptor#FREED}. */
     int flags;
+    /** The backups of the object's region, set when the commit starts (written objects only). */
+    int[] backups;
     /** Whether the transaction knows this is element 1 or later of an array (allocated or read as one). */
     boolean arrayElement;
 
