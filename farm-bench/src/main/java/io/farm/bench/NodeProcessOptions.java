@@ -31,10 +31,20 @@ public final class NodeProcessOptions {
      * @throws IllegalArgumentException naming what is wrong, before any file is created
      */
     public ClusterConfig cluster() {
+        return cluster(config, id, " (or use 'farm demo')");
+    }
+
+    /**
+     * The configuration in {@code config}, checked for node {@code id}'s process as
+     * {@link #cluster()} does; {@code alternative} ends the message refusing another fabric.
+     *
+     * @throws IllegalArgumentException naming what is wrong, before any file is created
+     */
+    public static ClusterConfig cluster(Path config, int id, String alternative) {
         ClusterConfig cluster = ClusterConfig.load(config);
         if (cluster.fabric() != FabricKind.SHM) {
             throw new IllegalArgumentException("cluster " + cluster.name() + " uses the " + cluster.fabric().id()
-                + " fabric, which runs every node in one JVM: a node process needs fabric=shm (or use 'farm demo')");
+                + " fabric, which runs every node in one JVM: a node process needs fabric=shm" + alternative);
         }
         if (id < 0 || id >= cluster.size()) {
             // Checked before the fabric opens, which would create the node's files.
@@ -49,6 +59,11 @@ public final class NodeProcessOptions {
      * pings only once the command has attached what it serves and called {@link Node#announce()}.
      */
     public Node start(ClusterConfig cluster) {
+        return start(cluster, id);
+    }
+
+    /** Starts node {@code id} of {@code cluster} over the shm fabric, silent (see {@link #start(ClusterConfig)}). */
+    public static Node start(ClusterConfig cluster, int id) {
         return Node.startSilent(cluster, id, ShmFabric.open(cluster.dataDir(), id));
     }
 }

@@ -1,11 +1,10 @@
 package io.farm.bench.ycsb;
 
+import io.farm.bench.NodeProcessOptions;
 import io.farm.core.Farm;
 import io.farm.core.cluster.EmbeddedCluster;
 import io.farm.core.cluster.Node;
 import io.farm.core.config.ClusterConfig;
-import io.farm.core.config.FabricKind;
-import io.farm.core.fabric.shm.ShmFabric;
 import io.farm.hashtable.HashTables;
 import io.farm.hashtable.ycsb.FarmDB;
 import io.farm.hashtable.ycsb.YcsbNode;
@@ -104,20 +103,13 @@ public final class YcsbCommand implements Callable<Integer> {
     }
 
     private int onStaticCluster(List<Boolean> runPhases, Properties props) {
-        ClusterConfig cluster = ClusterConfig.load(config);
-        if (cluster.fabric() != FabricKind.SHM) {
-            throw new IllegalArgumentException("cluster " + cluster.name() + " uses the " + cluster.fabric().id()
-                + " fabric: --config needs a cluster of node processes (fabric=shm); without --config farm ycsb starts an"
-                + " embedded cluster itself");
-        }
-        if (id < 0 || id >= cluster.size()) {
-            throw new IllegalArgumentException("--id " + id + " is not accepted: cluster " + cluster.name() + " has members 0.."
-                + (cluster.size() - 1));
-        }
-        try (Node node = Node.start(cluster, id, ShmFabric.open(cluster.dataDir(), id))) {
-            // Attached before the peers are awaited, as 'farm node' does: a member that answers serves RPCs.
+        ClusterConfig cluster = NodeProcessOptions.cluster(config, id,
+            "; without --config farm ycsb starts an embedded cluster itself");
+        try (Node node = NodeProcessOptions.start(cluster, id)) {
+            // Attached before the node answers its peers, as 'farm node' does: a member that answers serves RPCs.
             Farm farm = Farm.attach(node);
             HashTables tables = HashTables.attach(farm);
+            node.announce();
             node.awaitPeers(Duration.ofSeconds(peerTimeout));
             System.err.printf("farm: YCSB as node %d of cluster %s (%d members, %d workers per node)%n", id, cluster.name(),
                 cluster.size(), cluster.threads());
