@@ -1,5 +1,6 @@
 package io.farm.bench;
 
+import io.farm.bench.report.BenchOptions;
 import io.farm.core.Farm;
 import io.farm.core.cluster.EmbeddedCluster;
 import io.farm.core.cluster.Node;
@@ -56,11 +57,11 @@ public final class DemoCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        check("--nodes", nodes, 1, 16);
-        check("--keys", keys, 1, 10_000_000);
-        check("--seconds", seconds, 1, 600);
-        check("--lookups", lookupPercent, 0, 100);
-        check("--window", window, 1, 256);
+        BenchOptions.checkRange("--nodes", nodes, 1, 16);
+        BenchOptions.checkRange("--keys", keys, 1, 10_000_000);
+        BenchOptions.checkRange("--seconds", seconds, 1, 600);
+        BenchOptions.checkRange("--lookups", lookupPercent, 0, 100);
+        BenchOptions.checkRange("--window", window, 1, 256);
         ClusterConfig config = ClusterConfig.builder().name("demo-" + ProcessHandle.current().pid()).memberCount(nodes)
             .fabric("local").regionSize(256L << 20).build();
         AtomicBoolean stop = new AtomicBoolean();
@@ -187,12 +188,6 @@ public final class DemoCommand implements Callable<Integer> {
 
     private static FabricStats[] stats(EmbeddedCluster cluster) {
         return cluster.nodes().stream().map(Node::stats).toArray(FabricStats[]::new);
-    }
-
-    private static void check(String option, int value, int min, int max) {
-        if (value < min || value > max) {
-            throw new IllegalArgumentException(option + " " + value + " is not accepted: " + min + ".." + max);
-        }
     }
 
     private static void say(String format, Object... args) {

@@ -44,9 +44,7 @@ public final class AllocBenchCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         BenchOptions.checkSeconds(seconds);
-        if (live < 1 || live > 10_000_000) {
-            throw new IllegalArgumentException("--live " + live + " is not accepted: 1..10000000");
-        }
+        BenchOptions.checkRange("--live", live, 1, 10_000_000);
         String name = "bench-alloc-" + ProcessHandle.current().pid();
         Path dir = options.dataDir(name);
         Files.createDirectories(dir);

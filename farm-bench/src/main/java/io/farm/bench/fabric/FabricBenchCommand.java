@@ -65,9 +65,7 @@ public final class FabricBenchCommand implements Callable<Integer> {
         if (size < 1 || size > ReadProtocol.MAX_RESPONSE - 8) {
             throw new IllegalArgumentException("--size " + size + " is not accepted: 1.." + (ReadProtocol.MAX_RESPONSE - 8));
         }
-        if (depth < 1 || depth > 1024) {
-            throw new IllegalArgumentException("--depth " + depth + " is not accepted: 1..1024");
-        }
+        BenchOptions.checkRange("--depth", depth, 1, 1024);
         BenchOptions.checkSeconds(seconds);
         if (!fabric.equals("local") && !fabric.equals("shm")) {
             throw new IllegalArgumentException("--fabric " + fabric + " is not accepted: local or shm");

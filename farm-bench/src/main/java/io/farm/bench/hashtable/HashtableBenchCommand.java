@@ -76,11 +76,11 @@ public final class HashtableBenchCommand implements Callable<Integer> {
         if (!fabric.equals("local") && !fabric.equals("shm")) {
             throw new IllegalArgumentException("--fabric " + fabric + " is not accepted: local or shm");
         }
-        checkRange("--nodes", nodes, 2, 8);
-        checkRange("--threads", threads, 1, 16);
-        checkRange("--window", window, 1, 256);
-        checkRange("--shards", shards, 1, 1024);
-        checkRange("--buckets-per-shard", bucketsPerShard, 1, Integer.MAX_VALUE - 1);
+        BenchOptions.checkRange("--nodes", nodes, 2, 8);
+        BenchOptions.checkRange("--threads", threads, 1, 16);
+        BenchOptions.checkRange("--window", window, 1, 256);
+        BenchOptions.checkRange("--shards", shards, 1, 1024);
+        BenchOptions.checkRange("--buckets-per-shard", bucketsPerShard, 1, Integer.MAX_VALUE - 1);
         checkShard(HashTableConfig.of(8, 8, 8, 8, shards, bucketsPerShard));
         checkShard(HashTableConfig.of(6, 16, 32, 32, shards, bucketsPerShard));
         // Shards take every bucket their allocation (a size class) holds, as a well-sized table does.
@@ -279,11 +279,6 @@ public final class HashtableBenchCommand implements Callable<Integer> {
         }
     }
 
-    private static void checkRange(String option, int value, int min, int max) {
-        if (value < min || value > max) {
-            throw new IllegalArgumentException(option + " " + value + " is not accepted: " + min + ".." + max);
-        }
-    }
 
     private void report(JsonObject result) {
         System.err.printf(Locale.ROOT, "%n%-8s %14s %14s %10s %14s %10s %10s%n", "keys", "lock-free/s", "rpc/s",

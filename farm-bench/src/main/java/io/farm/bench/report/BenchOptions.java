@@ -26,6 +26,18 @@ public final class BenchOptions {
     }
 
     /**
+     * Checks that option {@code option}'s {@code value} lies in {@code min .. max}.
+     *
+     * @throws IllegalArgumentException naming the option, the value and the accepted range
+     */
+    public static int checkRange(String option, int value, int min, int max) {
+        if (value < min || value > max) {
+            throw new IllegalArgumentException(option + " " + value + " is not accepted: " + min + ".." + max);
+        }
+        return value;
+    }
+
+    /**
      * Checks a duration in seconds.
      *
      * @throws IllegalArgumentException unless more than 0 and at most 600

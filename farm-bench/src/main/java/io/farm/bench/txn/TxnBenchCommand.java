@@ -78,12 +78,8 @@ public final class TxnBenchCommand implements Callable<Integer> {
             throw new IllegalArgumentException("--nodes " + nodes + " is not accepted: 2.." + MAX_NODES
                 + " (transactions need keys on two primaries)");
         }
-        if (window < 1 || window > 256) {
-            throw new IllegalArgumentException("--window " + window + " is not accepted: 1..256");
-        }
-        if (keysPerNode < 1 || keysPerNode > 1_000_000) {
-            throw new IllegalArgumentException("--keys-per-node " + keysPerNode + " is not accepted: 1..1000000");
-        }
+        BenchOptions.checkRange("--window", window, 1, 256);
+        BenchOptions.checkRange("--keys-per-node", keysPerNode, 1, 1_000_000);
         if (keysPerNode < Workload.O_4_2.reads()) {
             throw new IllegalArgumentException("--keys-per-node " + keysPerNode + " is not accepted: at least "
                 + Workload.O_4_2.reads() + ", so that a transaction's keys on one node can differ");
