@@ -1,8 +1,6 @@
 package io.farm.hashtable;
 
-import io.farm.core.Farm;
 import io.farm.core.cluster.EmbeddedCluster;
-import io.farm.core.config.ClusterConfig;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -33,9 +31,9 @@ class ConcurrentChainMutationsTest {
     @Test
 
     void concurrentMutationsOfDistinctKeysInOneChainAllSucceed() throws Exception {
-        try (EmbeddedCluster cluster = EmbeddedCluster.start(ClusterConfig.builder().name("chain-mutations").memberCount(3)
-            .backups(2).fabric("local").threads(2).regionSize(16 << 20).dataDir(dataDir).build())) {
-            List<HashTables> tables = HashTables.attachAll(Farm.attachAll(cluster.nodes()));
+        try (TableCluster started = TableCluster.start("chain-mutations", dataDir)) {
+            EmbeddedCluster cluster = started.cluster();
+            List<HashTables> tables = started.tables();
             // One bucket of one slot and its neighbour: every further key lives in the overflow chain.
             HashTable table = tables.get(0).createBlocking("chain", HashTableConfig.of(2, 8, 8, 32, 1, 1));
             List<CompletableFuture<Void>> workers = List.of(

@@ -1,9 +1,7 @@
 package io.farm.hashtable;
 
-import io.farm.core.Farm;
 import io.farm.core.cluster.EmbeddedCluster;
 import io.farm.core.cluster.NodeWorker;
-import io.farm.core.config.ClusterConfig;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -58,9 +56,9 @@ class HashTableConcurrentReadsTest {
 
     @BeforeAll
     static void start() {
-        cluster = EmbeddedCluster.start(ClusterConfig.builder().name("hashtable-reads").memberCount(3).backups(2)
-            .fabric("local").threads(2).regionSize(16 << 20).dataDir(dataDir).build());
-        tables = HashTables.attachAll(Farm.attachAll(cluster.nodes()));
+        TableCluster started = TableCluster.start("hashtable-reads", dataDir);
+        cluster = started.cluster();
+        tables = started.tables();
     }
 
     @AfterAll

@@ -1,9 +1,7 @@
 package io.farm.hashtable;
 
-import io.farm.core.Farm;
 import io.farm.core.cluster.EmbeddedCluster;
 import io.farm.core.cluster.NodeWorker;
-import io.farm.core.config.ClusterConfig;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -27,8 +25,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * runs several streams of puts of one key at once, on one worker or on both.
  */
 class HashTableFlatCombiningTest {
-    private static final int NODES = 3;
-    private static final int WORKERS = 2;
+    private static final int NODES = TableCluster.NODES;
+    private static final int WORKERS = TableCluster.WORKERS;
     private static final int STREAMS_PER_WORKER = 4;
     private static final int PUTS_PER_STREAM = 25;
     /** A guard against a hang; no claim about speed. */
@@ -42,9 +40,9 @@ class HashTableFlatCombiningTest {
 
     @BeforeAll
     static void start() {
-        cluster = EmbeddedCluster.start(ClusterConfig.builder().name("hashtable-combining").memberCount(NODES).backups(2)
-            .fabric("local").threads(WORKERS).regionSize(16 << 20).dataDir(dataDir).build());
-        tables = HashTables.attachAll(Farm.attachAll(cluster.nodes()));
+        TableCluster started = TableCluster.start("hashtable-combining", dataDir);
+        cluster = started.cluster();
+        tables = started.tables();
     }
 
     @AfterAll

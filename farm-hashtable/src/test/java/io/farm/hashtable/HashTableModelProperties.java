@@ -1,8 +1,6 @@
 package io.farm.hashtable;
 
-import io.farm.core.Farm;
 import io.farm.core.cluster.EmbeddedCluster;
-import io.farm.core.config.ClusterConfig;
 import net.jqwik.api.Arbitraries;
 import net.jqwik.api.Arbitrary;
 import net.jqwik.api.Combinators;
@@ -47,8 +45,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * mutations displace pairs; values straddle the inline limit (some inline, some out of line).
  */
 class HashTableModelProperties {
-    private static final int NODES = 3;
-    private static final int WORKERS = 2;
+    private static final int NODES = TableCluster.NODES;
+    private static final int WORKERS = TableCluster.WORKERS;
     private static final int MAX_KEY_LENGTH = 2;
     private static final int MAX_INLINE_VALUE = 8;
     private static final int MAX_VALUE_LENGTH = 20;
@@ -72,9 +70,9 @@ class HashTableModelProperties {
     @BeforeContainer
     static void start() throws IOException {
         dataDir = Files.createTempDirectory("farm-hashtable-model");
-        cluster = EmbeddedCluster.start(ClusterConfig.builder().name("hashtable-model").memberCount(NODES).backups(2)
-            .fabric("local").threads(WORKERS).regionSize(16 << 20).dataDir(dataDir).build());
-        tables = HashTables.attachAll(Farm.attachAll(cluster.nodes()));
+        TableCluster started = TableCluster.start("hashtable-model", dataDir);
+        cluster = started.cluster();
+        tables = started.tables();
         for (int h : NEIGHBOURHOODS) {
             for (int buckets = 1; buckets <= MAX_BUCKETS; buckets++) {
                 for (int blockSlots = 1; blockSlots <= MAX_OVERFLOW_SLOTS; blockSlots++) {

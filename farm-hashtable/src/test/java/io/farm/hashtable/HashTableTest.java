@@ -1,8 +1,6 @@
 package io.farm.hashtable;
 
-import io.farm.core.Farm;
 import io.farm.core.cluster.EmbeddedCluster;
-import io.farm.core.config.ClusterConfig;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -32,9 +30,9 @@ class HashTableTest {
 
     @BeforeAll
     static void start() {
-        cluster = EmbeddedCluster.start(ClusterConfig.builder().name("hashtable").memberCount(3).backups(2)
-            .fabric("local").threads(2).regionSize(16 << 20).dataDir(dataDir).build());
-        tables = HashTables.attachAll(Farm.attachAll(cluster.nodes()));
+        TableCluster started = TableCluster.start("hashtable", dataDir);
+        cluster = started.cluster();
+        tables = started.tables();
     }
 
     @AfterAll
