@@ -5,6 +5,7 @@ import io.farm.core.cluster.JvmProcess;
 import io.farm.core.cluster.Node;
 import io.farm.core.config.ClusterConfig;
 import io.farm.hashtable.HashTables;
+import io.farm.hashtable.ycsb.FieldMerge;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -33,8 +34,9 @@ public final class NodeCommand implements Callable<Integer> {
         Node node = options.start(cluster);
         try {
             // The services and hashtables, attached before the peers are awaited: a member that
-            // answers serves transactions, allocations and tables (e.g. 'farm ycsb --config').
-            HashTables.attach(Farm.attach(node));
+            // answers serves transactions, allocations and tables (e.g. 'farm ycsb --config'),
+            // and YCSB's updates of the shards it holds.
+            FieldMerge.register(HashTables.attach(Farm.attach(node)));
             node.announce();
             System.err.println("farm: node " + id + " of cluster " + cluster.name() + " serves (services and hashtables"
                 + " attached); waiting for all " + cluster.size() + " members");

@@ -68,8 +68,10 @@ final class Combiner {
                 for (int i = 0; i < batch.size(); i++) {
                     if (failure != null) {
                         batch.get(i).outcome().completeExceptionally(failure);
+                    } else if (outcomes.refused()[i] != null) {
+                        batch.get(i).outcome().completeExceptionally(outcomes.refused()[i]);
                     } else {
-                        batch.get(i).outcome().complete(outcomes[i]);
+                        batch.get(i).outcome().complete(outcomes.applied()[i]);
                     }
                 }
                 List<Pending> next = waiting.get(key);

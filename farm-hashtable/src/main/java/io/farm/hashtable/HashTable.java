@@ -361,10 +361,30 @@ public final class HashTable {
 
     /** Removes {@code key} if present; completes with whether it did. */
     public CompletionStage<Boolean> remove(NodeWorker worker, byte[] key) {
-        return mutate(worker, HashTableMessages.REMOVE, key, null);
+        return mutate(worker, HashTableMessages.REMOVE, 0, key, null);
+    }
+
+    /**
+     * Replaces the value of {@code key}, if present, with {@link ValueMerge#merge merge}(value,
+     * {@code argument}) of the merge registered under {@code mergeId} at the shard's primary, in
+     * one transaction there: atomic with every other mutation of the key, cluster-wide. Completes
+     * with whether the key was present (and merged); fails, changing nothing, when the primary has
+     * no merge under the id, or the merge refuses its inputs or returns a value the table does not
+     * accept.
+     *
+     * @throws IllegalArgumentException if the key, the id or the argument (as long as a value at
+     *                                  most) is not accepted
+     */
+    public CompletionStage<Boolean> merge(NodeWorker worker, byte[] key, int mergeId, byte[] argument) {
+        HashTableMessages.checkMergeId(mergeId);
+        return mutate(worker, HashTableMessages.MERGE, mergeId, key, argument);
     }
 
     private CompletionStage<Boolean> mutate(NodeWorker worker, byte op, byte[] key, byte[] value) {
+        return mutate(worker, op, 0, key, value);
+    }
+
+    private CompletionStage<Boolean> mutate(NodeWorker worker, byte op, int mergeId, byte[] key, byte[] value) {
         checkKey(key);
         if (op != HashTableMessages.REMOVE) {
             checkValue(value);
@@ -372,7 +392,7 @@ public final class HashTable {
         Home home = home(key);
         stats.countMutation();
         return farm.shipping().msgSend(worker, bucketAddress(home.shard(), home.bucket()), HashTableMessages.MUTATE,
-            HashTableMessages.mutation(op, key, value)).thenApply(answer -> answer.length == 1 && answer[0] == 1);
+            HashTableMessages.mutation(op, mergeId, key, value)).thenApply(answer -> answer.length == 1 && answer[0] == 1);
     }
 
     /**
@@ -430,6 +450,11 @@ public final class HashTable {
         blocking(workerIndex, worker -> put(worker, key, value));
     }
 
+    /** {@link #merge} from outside the workers. */
+    public boolean mergeBlocking(int workerIndex, byte[] key, int mergeId, byte[] argument) {
+        return blocking(workerIndex, worker -> merge(worker, key, mergeId, argument));
+    }
+
     /** {@link #remove} from outside the workers. */
     public boolean removeBlocking(int workerIndex, byte[] key) {
         return blocking(workerIndex, worker -> remove(worker, key));
@@ -459,6 +484,11 @@ public final class HashTable {
 
     Farm farm() {
         return farm;
+    }
+
+    /** The merge registered under {@code id} on this node (see {@link HashTables#merge}). */
+    ValueMerge mergeOf(int id) {
+        return tables.merge(id);
     }
 
     @Override

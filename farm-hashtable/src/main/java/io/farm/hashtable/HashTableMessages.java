@@ -23,10 +23,11 @@ import java.nio.charset.StandardCharsets;
  *  mutation (shipped to the address of the key's home bucket)
  *   0      1      2          4              8
  *  +------+------+----------+--------------+-----------+-------------+
- *  | op   | 0    | key len  | value len    | key bytes | value bytes |
+ *  | op   | merge| key len  | value len    | key bytes | value bytes |
  *  +------+------+----------+--------------+-----------+-------------+
- *    op: INSERT, UPDATE, PUT, REMOVE; the table is named by the shard address's catalog entry
- *  mutation answer: 1 byte, 1 if the operation took effect (inserted, updated, put, removed), else 0
+ *    op: INSERT, UPDATE, PUT, REMOVE, MERGE; the table is named by the shard address's catalog entry
+ *    merge: the merge id (1..255) of a MERGE, whose value bytes are the merge's argument; else 0
+ *  mutation answer: 1 byte, 1 if the operation took effect (inserted, updated, put, removed, merged), else 0
  *
  *  shipped lookup: the key bytes      answer: 0 (absent), or 1 followed by the value
  * </pre>
@@ -53,6 +54,12 @@ public final class HashTableMessages {
     public static final byte PUT = 3;
     /** Mutation: remove if present. */
     public static final byte REMOVE = 4;
+    /** Mutation: merge an argument into the value if present ({@link ValueMerge}). */
+    public static final byte MERGE = 5;
+    /** Smallest merge id. */
+    public static final int MIN_MERGE_ID = 1;
+    /** Largest merge id (one unsigned byte). */
+    public static final int MAX_MERGE_ID = 255;
 
     /** Bytes before a mutation's key. */
     public static final int MUTATION_HEADER = 8;
@@ -98,19 +105,31 @@ public final class HashTableMessages {
         }
     }
 
-    /** A mutation's bytes. */
-    public static byte[] mutation(byte op, byte[] key, byte[] value) {
+    /**
+     * Checks a merge id.
+     *
+     * @throws IllegalArgumentException if it is not {@value #MIN_MERGE_ID}..{@value #MAX_MERGE_ID}
+     */
+    public static void checkMergeId(int id) {
+        if (id < MIN_MERGE_ID || id > MAX_MERGE_ID) {
+            throw new IllegalArgumentException("merge id " + id + " is not accepted: ids are " + MIN_MERGE_ID + ".."
+                + MAX_MERGE_ID);
+        }
+    }
+
+    /** A mutation's bytes; {@code mergeId} is 0 except for {@link #MERGE}. */
+    public static byte[] mutation(byte op, int mergeId, byte[] key, byte[] value) {
         int valueLength = value == null ? 0 : value.length;
         ByteBuffer buffer = ByteBuffer.allocate(MUTATION_HEADER + key.length + valueLength).order(ByteOrder.LITTLE_ENDIAN);
-        buffer.put(op).put((byte) 0).putShort((short) key.length).putInt(valueLength).put(key);
+        buffer.put(op).put((byte) mergeId).putShort((short) key.length).putInt(valueLength).put(key);
         if (value != null) {
             buffer.put(value);
         }
         return buffer.array();
     }
 
-    /** A decoded mutation. */
-    public record Mutation(byte op, byte[] key, byte[] value) {
+    /** A decoded mutation; {@code mergeId} is 0 except for {@link #MERGE}. */
+    public record Mutation(byte op, int mergeId, byte[] key, byte[] value) {
         /**
          * Decodes the mutation of {@code length} bytes at {@code buffer}'s position.
          *
@@ -123,18 +142,22 @@ public final class HashTableMessages {
                     + " bytes, shorter than its " + MUTATION_HEADER + "-byte header");
             }
             byte op = buffer.get();
-            buffer.get();
+            int mergeId = buffer.get() & 0xFF;
             int keyLength = buffer.getShort() & 0xFFFF;
             int valueLength = buffer.getInt();
-            if (op < INSERT || op > REMOVE || valueLength < 0 || buffer.remaining() != keyLength + valueLength) {
-                throw new IllegalArgumentException("malformed hashtable mutation: op " + op + " (accepted 1..4), a "
+            if (op < INSERT || op > MERGE || valueLength < 0 || buffer.remaining() != keyLength + valueLength) {
+                throw new IllegalArgumentException("malformed hashtable mutation: op " + op + " (accepted 1..5), a "
                     + keyLength + "-byte key and a " + valueLength + "-byte value in " + buffer.remaining() + " bytes");
+            }
+            if ((op == MERGE) != (mergeId != 0)) {
+                throw new IllegalArgumentException("malformed hashtable mutation: op " + op + " with merge id " + mergeId
+                    + " (a MERGE names its merge, 1.." + MAX_MERGE_ID + "; other operations carry 0)");
             }
             byte[] key = new byte[keyLength];
             buffer.get(key);
             byte[] value = new byte[valueLength];
             buffer.get(value);
-            return new Mutation(op, key, op == REMOVE ? null : value);
+            return new Mutation(op, mergeId, key, op == REMOVE ? null : value);
         }
     }
 }

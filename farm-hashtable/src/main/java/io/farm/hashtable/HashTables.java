@@ -17,6 +17,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -45,6 +46,7 @@ public final class HashTables {
     private final Map<String, long[]> registering = new ConcurrentHashMap<>();
     private final Combiner[] combiners;
     private final AtomicLong combined = new AtomicLong();
+    private final Map<Integer, ValueMerge> merges = new ConcurrentHashMap<>();
 
     private HashTables(Farm farm) {
         this.farm = farm;
@@ -82,6 +84,38 @@ public final class HashTables {
             });
         });
         return tables;
+    }
+
+    /**
+     * Registers {@code merge} under {@code id} on this node, for {@link HashTable#merge} calls
+     * whose keys' shards this node holds: register it on every node that may hold shards, before
+     * the first such call (a call reaching a node without it fails and changes nothing).
+     *
+     * @throws IllegalArgumentException if the id is not {@value HashTableMessages#MIN_MERGE_ID}..{@value HashTableMessages#MAX_MERGE_ID}
+     * @throws IllegalStateException    if a merge is registered under the id already
+     */
+    public void registerMerge(int id, ValueMerge merge) {
+        HashTableMessages.checkMergeId(id);
+        Objects.requireNonNull(merge, "merge");
+        if (merges.putIfAbsent(id, merge) != null) {
+            throw new IllegalStateException("a merge is registered under id " + id + " on node " + farm.node().id()
+                + " already: one merge per id");
+        }
+    }
+
+    /**
+     * The merge registered under {@code id}.
+     *
+     * @throws IllegalStateException if none is
+     */
+    ValueMerge merge(int id) {
+        ValueMerge merge = merges.get(id);
+        if (merge == null) {
+            throw new IllegalStateException("no merge is registered under id " + id + " on node " + farm.node().id()
+                + ", the primary of the key's shard: register it with HashTables.registerMerge on every node that "
+                + "holds shards before merging");
+        }
+        return merge;
     }
 
     /** Attaches hashtables to each of {@code farms}; returns them by position. */

@@ -30,6 +30,9 @@ import java.util.concurrent.CompletionStage;
  *       incremented (and the pointer to it updated), so that a lookup that read the old
  *       position of the moved pair restarts (FaRM's chain collapse).</li>
  *   <li><b>update</b> in place; an out-of-line value is replaced by a new object and the old one freed.</li>
+ *   <li><b>merge</b>: an update with the value the registered {@link ValueMerge} makes of the
+ *       stored value and the argument (the stored value is read in the transaction, so the merge
+ *       is atomic with every other mutation of the key).</li>
  * </ul>
  * Safe to run again: {@link io.farm.core.tx.Transactions#execute} retries it in a new
  * transaction after a conflict.
@@ -79,7 +82,7 @@ final class MutationTransaction {
     }
 
     /** Runs the body; completes with each mutation's outcome, in order. */
-    CompletionStage<boolean[]> run() {
+    CompletionStage<Outcomes> run() {
         return tx.txReadArray(shard, layout.bucketSize(), home.bucket(), 2).thenCompose(pair -> {
             buckets.put(home.bucket(), new Loaded(pair.get(0)));
             buckets.put(home.bucket() + 1, new Loaded(pair.get(1)));
@@ -125,11 +128,37 @@ final class MutationTransaction {
         });
     }
 
-    private CompletionStage<boolean[]> apply() {
+    /**
+     * Each mutation's outcome, in order: whether it took effect, or why it was refused (a merge
+     * that refused its inputs or returned a value the table does not accept; the key's state is
+     * then as if the mutation had not been sent).
+     */
+    record Outcomes(boolean[] applied, RuntimeException[] refused) {
+    }
+
+    private CompletionStage<Outcomes> apply() {
         Place place = locate();
+        boolean merges = mutations.stream().anyMatch(m -> m.op() == HashTableMessages.MERGE);
+        CompletionStage<byte[]> stored = place != null && merges ? storedValue(place) : CompletableFuture.completedFuture(null);
+        return stored.thenCompose(current -> apply(place, current));
+    }
+
+    /** The value stored at {@code place}: inline, or read from its object. */
+    private CompletionStage<byte[]> storedValue(Place place) {
+        byte[] object = place.object().bytes;
+        if (!layout.valueOutOfLine(object, place.slot())) {
+            return CompletableFuture.completedFuture(layout.inlineValue(object, place.slot()));
+        }
+        return changedIfFreed(tx.txRead(layout.valuePointer(object, place.slot())))
+            .thenApply(buffer -> HashTableLayout.valueOf(buffer.toByteArray()));
+    }
+
+    /** Applies the mutations to the key's state ({@code current} is its stored value when merges need it). */
+    private CompletionStage<Outcomes> apply(Place place, byte[] current) {
         boolean present = place != null;
-        byte[] value = null;
+        byte[] value = current;
         boolean[] outcomes = new boolean[mutations.size()];
+        RuntimeException[] refused = new RuntimeException[outcomes.length];
         for (int i = 0; i < outcomes.length; i++) {
             HashTableMessages.Mutation mutation = mutations.get(i);
             switch (mutation.op()) {
@@ -151,6 +180,16 @@ final class MutationTransaction {
                     present = true;
                     value = mutation.value();
                 }
+                case HashTableMessages.MERGE -> {
+                    if (present) {
+                        try {
+                            value = merged(mutation, value);
+                            outcomes[i] = true;
+                        } catch (RuntimeException e) {
+                            refused[i] = e;
+                        }
+                    }
+                }
                 default -> {
                     outcomes[i] = present;
                     present = false;
@@ -162,8 +201,9 @@ final class MutationTransaction {
         for (boolean outcome : outcomes) {
             changed |= outcome;
         }
+        Outcomes result = new Outcomes(outcomes, refused);
         if (!changed) {
-            return CompletableFuture.completedFuture(outcomes);
+            return CompletableFuture.completedFuture(result);
         }
         CompletionStage<Void> written;
         if (place != null && present) {
@@ -178,8 +218,32 @@ final class MutationTransaction {
         }
         return written.thenApply(ignored -> {
             writeBack();
-            return outcomes;
+            return result;
         });
+    }
+
+    /**
+     * {@code value} with the merge's argument merged in.
+     *
+     * @throws IllegalStateException    if no merge is registered under the mutation's id here
+     * @throws IllegalArgumentException if the merge refused its inputs or its result is not a value of the table
+     */
+    private byte[] merged(HashTableMessages.Mutation mutation, byte[] value) {
+        ValueMerge merge = table.mergeOf(mutation.mergeId());
+        byte[] result;
+        try {
+            result = merge.merge(value.clone(), mutation.value().clone());
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("merge " + mutation.mergeId() + " refused its inputs for table " + table.name()
+                + ": " + e.getMessage(), e);
+        }
+        try {
+            table.checkValue(result);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("merge " + mutation.mergeId() + " returned a value table " + table.name()
+                + " does not accept: " + e.getMessage(), e);
+        }
+        return result;
     }
 
     /** The key's slot, or null. */

@@ -21,6 +21,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayDeque;
+import java.util.Arrays;
 import java.util.Comparator;
 import java.util.Deque;
 import java.util.HashMap;
@@ -56,6 +57,8 @@ class HashTableModelProperties {
     private static final int MAX_OVERFLOW_SLOTS = 3;
     /** Tables made per configuration before the tries; shrinking may need more, made then. */
     private static final int TABLES_PER_CONFIG = 5;
+    /** The merge id of {@link #appended}. */
+    private static final int APPEND = 1;
 
     private static final AtomicInteger TABLE_NUMBERS = new AtomicInteger();
     /**
@@ -73,6 +76,7 @@ class HashTableModelProperties {
         TableCluster started = TableCluster.start("hashtable-model", dataDir);
         cluster = started.cluster();
         tables = started.tables();
+        tables.forEach(node -> node.registerMerge(APPEND, HashTableModelProperties::appended));
         for (int h : NEIGHBOURHOODS) {
             for (int buckets = 1; buckets <= MAX_BUCKETS; buckets++) {
                 for (int blockSlots = 1; blockSlots <= MAX_OVERFLOW_SLOTS; blockSlots++) {
@@ -84,6 +88,13 @@ class HashTableModelProperties {
                 }
             }
         }
+    }
+
+    /** The model's merge: the argument appended to the value, cut to the longest value. */
+    private static byte[] appended(byte[] value, byte[] argument) {
+        byte[] joined = Arrays.copyOf(value, Math.min(value.length + argument.length, MAX_VALUE_LENGTH));
+        System.arraycopy(argument, 0, joined, value.length, joined.length - value.length);
+        return joined;
     }
 
     private static HashTableConfig config(int h, int buckets, int blockSlots) {
@@ -128,6 +139,7 @@ class HashTableModelProperties {
             .withAction(3, mutation("insert", ModelledTable::insert))
             .withAction(2, mutation("update", ModelledTable::update))
             .withAction(3, mutation("put", ModelledTable::put))
+            .withAction(2, mutation("merge", ModelledTable::merge))
             .withAction(2, removal())
             .withAction(2, lookup())
             .withMaxTransformations(50));
@@ -221,6 +233,16 @@ class HashTableModelProperties {
         void put(int node, int worker, byte[] key, byte[] value) {
             views[node].putBlocking(worker, key, value);
             model.put(ByteBuffer.wrap(key), ByteBuffer.wrap(value));
+            checkAfterMutation(node, worker, key);
+        }
+
+        void merge(int node, int worker, byte[] key, byte[] argument) {
+            ByteBuffer current = model.get(ByteBuffer.wrap(key));
+            assertEquals(current != null, views[node].mergeBlocking(worker, key, APPEND, argument),
+                () -> "merge outcome of " + show(key));
+            if (current != null) {
+                model.put(ByteBuffer.wrap(key), ByteBuffer.wrap(appended(current.array(), argument)));
+            }
             checkAfterMutation(node, worker, key);
         }
 

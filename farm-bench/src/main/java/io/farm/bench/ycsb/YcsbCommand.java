@@ -6,6 +6,7 @@ import io.farm.core.cluster.EmbeddedCluster;
 import io.farm.core.cluster.Node;
 import io.farm.core.config.ClusterConfig;
 import io.farm.hashtable.HashTables;
+import io.farm.hashtable.ycsb.FieldMerge;
 import io.farm.hashtable.ycsb.FarmDB;
 import io.farm.hashtable.ycsb.YcsbNode;
 import picocli.CommandLine.Command;
@@ -98,6 +99,7 @@ public final class YcsbCommand implements Callable<Integer> {
         try (EmbeddedCluster embedded = EmbeddedCluster.start(cluster)) {
             List<Farm> farms = Farm.attachAll(embedded.nodes());
             List<HashTables> tables = HashTables.attachAll(farms);
+            tables.forEach(FieldMerge::register);
             return runPhases(runPhases, props, farms.getFirst(), tables.getFirst());
         }
     }
@@ -109,6 +111,7 @@ public final class YcsbCommand implements Callable<Integer> {
             // Attached before the node answers its peers, as 'farm node' does: a member that answers serves RPCs.
             Farm farm = Farm.attach(node);
             HashTables tables = HashTables.attach(farm);
+            FieldMerge.register(tables);
             node.announce();
             node.awaitPeers(Duration.ofSeconds(peerTimeout));
             System.err.printf("farm: YCSB as node %d of cluster %s (%d members, %d workers per node)%n", id, cluster.name(),

@@ -26,13 +26,11 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * <ul>
  *   <li>{@link #read}: one lock-free lookup; the selected fields (all if none are named).</li>
  *   <li>{@link #insert}: insert if absent; a key already present gives {@link #ALREADY_EXISTS}.</li>
- *   <li>{@link #update}: merges the given fields into the stored record: a lookup, the merge here,
- *       then an update-if-present of the whole record. The hashtable has no atomic merge or
- *       conditional write, so the read-modify-write holds a per-key lock of this JVM (a stripe of
- *       {@link YcsbNode}) that this JVM's inserts and deletes of the key hold too: no update of
- *       this process is lost or resurrects a deleted record. A writer in another process is
- *       not excluded: its change of the same key between the lookup and the write would be
- *       overwritten. One YCSB process per table (what {@code farm ycsb} runs) has no such writer.</li>
+ *   <li>{@link #update}: merges the given fields into the stored record with
+ *       {@link io.farm.hashtable.HashTable#merge}: the changed fields are shipped to the key's
+ *       shard primary, which merges them ({@link FieldMerge}) in the transaction that writes the
+ *       record, so concurrent updates and deletes of a key, from any process, are never lost or
+ *       undone. Every node holding shards must have {@link FieldMerge} registered.</li>
  *   <li>{@link #delete}: remove if present.</li>
  *   <li>{@link #scan}: {@link Status#NOT_IMPLEMENTED}; a hash table keeps no key order.</li>
  * </ul>
@@ -46,7 +44,6 @@ public final class FarmDB extends DB {
     private static final AtomicBoolean REPORTED_BAD_REQUEST = new AtomicBoolean();
     private static final AtomicBoolean REPORTED_ERROR = new AtomicBoolean();
 
-    private YcsbNode node;
     private HashTable table;
     private int worker;
 
@@ -75,7 +72,6 @@ public final class FarmDB extends DB {
             throw new DBException("table " + properties.table() + " could be neither opened nor created on node "
                 + bound.nodeId() + ": " + e.getMessage(), e);
         }
-        node = bound;
         worker = bound.nextWorker();
     }
 
@@ -111,15 +107,8 @@ public final class FarmDB extends DB {
     public Status update(String tableName, String key, Map<String, ByteIterator> values) {
         try {
             byte[] keyBytes = key(tableName, key);
-            Map<String, byte[]> changes = bytes(values);
-            synchronized (node.stripe(keyBytes)) {
-                byte[] record = lookup(keyBytes);
-                if (record == null) {
-                    return Status.NOT_FOUND;
-                }
-                return table.updateBlocking(worker, keyBytes, checked(RecordEncoding.merge(record, changes)))
-                    ? Status.OK : Status.NOT_FOUND;
-            }
+            byte[] changes = checked(RecordEncoding.encode(bytes(values)));
+            return table.mergeBlocking(worker, keyBytes, FieldMerge.ID, changes) ? Status.OK : Status.NOT_FOUND;
         } catch (RuntimeException e) {
             return failed("update", key, e);
         }
@@ -130,9 +119,7 @@ public final class FarmDB extends DB {
         try {
             byte[] keyBytes = key(tableName, key);
             byte[] record = checked(RecordEncoding.encode(bytes(values)));
-            synchronized (node.stripe(keyBytes)) {
-                return table.insertBlocking(worker, keyBytes, record) ? Status.OK : ALREADY_EXISTS;
-            }
+            return table.insertBlocking(worker, keyBytes, record) ? Status.OK : ALREADY_EXISTS;
         } catch (RuntimeException e) {
             return failed("insert", key, e);
         }
@@ -142,9 +129,7 @@ public final class FarmDB extends DB {
     public Status delete(String tableName, String key) {
         try {
             byte[] keyBytes = key(tableName, key);
-            synchronized (node.stripe(keyBytes)) {
-                return table.removeBlocking(worker, keyBytes) ? Status.OK : Status.NOT_FOUND;
-            }
+            return table.removeBlocking(worker, keyBytes) ? Status.OK : Status.NOT_FOUND;
         } catch (RuntimeException e) {
             return failed("delete", key, e);
         }

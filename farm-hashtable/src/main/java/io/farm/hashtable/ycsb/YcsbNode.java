@@ -4,7 +4,6 @@ import io.farm.core.Farm;
 import io.farm.hashtable.HashTable;
 import io.farm.hashtable.HashTables;
 
-import java.util.Arrays;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Objects;
@@ -20,22 +19,15 @@ import java.util.concurrent.atomic.AtomicReference;
  */
 public final class YcsbNode implements AutoCloseable {
     private static final AtomicReference<YcsbNode> BOUND = new AtomicReference<>();
-    /** Key stripes that serialize this JVM's read-modify-writes of a key with its inserts and deletes. */
-    private static final int STRIPE_BITS = 10;
-    private static final int STRIPES = 1 << STRIPE_BITS;
 
     private final Farm farm;
     private final HashTables tables;
     private final Map<String, HashTable> opened = new HashMap<>();
     private final AtomicInteger nextWorker = new AtomicInteger();
-    private final Object[] stripes = new Object[STRIPES];
 
     private YcsbNode(Farm farm, HashTables tables) {
         this.farm = farm;
         this.tables = tables;
-        for (int i = 0; i < STRIPES; i++) {
-            stripes[i] = new Object();
-        }
     }
 
     /**
@@ -89,12 +81,6 @@ public final class YcsbNode implements AutoCloseable {
     /** The worker index the next DB instance uses: the node's workers in turn. */
     int nextWorker() {
         return Math.floorMod(nextWorker.getAndIncrement(), farm.node().config().threads());
-    }
-
-    /** The monitor serializing this JVM's changes of {@code key}. */
-    Object stripe(byte[] key) {
-        // Fibonacci hashing: the product's top 10 bits pick one of the 1024 stripes.
-        return stripes[(Arrays.hashCode(key) * 0x9E3779B9) >>> (Integer.SIZE - STRIPE_BITS)];
     }
 
     /** Unbinds the node (the DB instances that are running keep it). */

@@ -27,6 +27,7 @@ import java.util.concurrent.CompletableFuture;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -47,6 +48,7 @@ class FarmDBTest {
             .fabric("local").threads(2).regionSize(16 << 20).dataDir(dataDir).build());
         farms = Farm.attachAll(cluster.nodes());
         tables = HashTables.attachAll(farms);
+        tables.forEach(FieldMerge::register);
         bound = YcsbNode.bind(farms.get(1), tables.get(1));
     }
 
@@ -160,6 +162,12 @@ class FarmDBTest {
         Status growing = db.update("limits", "k", fields("g", "w".repeat(100)));
         assertEquals(Status.BAD_REQUEST.getName(), growing.getName());
         assertEquals(Map.of("f", "v"), read(db, "limits", "k", null));
+        // The changes fit, the merged record does not: the shard's primary refuses the merge.
+        assertEquals(Status.OK, db.update("limits", "k", fields("f", "v".repeat(30))));
+        Status mergedTooLong = db.update("limits", "k", fields("g", "w".repeat(30)));
+        assertFalse(mergedTooLong.isOk(), mergedTooLong.toString());
+        assertTrue(mergedTooLong.getDescription().contains("0..64 bytes"), mergedTooLong.getDescription());
+        assertEquals(Map.of("f", "v".repeat(30)), read(db, "limits", "k", null));
 
         Status otherTable = db.read("usertable", "k", null, new HashMap<>());
         assertEquals(Status.BAD_REQUEST.getName(), otherTable.getName());
