@@ -33,7 +33,7 @@ import java.util.concurrent.TimeUnit;
  * </ul>
  */
 @Command(name = "hashtable", mixinStandardHelpOptions = true,
-    description = {"Hashtable lookups at 90 % occupancy: lock-free vs. message lookups vs. Chronicle Map gets,",
+    description = {"Hashtable lookups at 90 %% occupancy: lock-free vs. message lookups vs. Chronicle Map gets,",
         "fabric reads per lookup, space utilization. On shm the other nodes are child processes."})
 public final class HashtableBenchCommand implements Callable<Integer> {
     /** Occupancy the tables are filled to: keys = floor(OCCUPANCY x bucket slots). */
