@@ -8,6 +8,7 @@ import io.farm.core.object.FatPointer;
 import io.farm.core.object.LockFreeOperation;
 import io.farm.core.object.LockFreeReadTimeoutException;
 import io.farm.core.object.LockFreeReads;
+import io.farm.core.object.ObjectBuffer;
 import io.farm.core.object.ObjectFreedException;
 import io.farm.core.object.ObjectLayout;
 
@@ -19,6 +20,7 @@ import java.util.Arrays;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.function.Function;
 
 /**
@@ -113,6 +115,17 @@ public final class HashTable {
         return shards.length;
     }
 
+    /**
+     * The shard {@code key} lives in: with {@link #shardPrimary}, where its lookups are local
+     * (no fabric read) and where its mutations run.
+     *
+     * @throws IllegalArgumentException if the key is not accepted (see {@link #get})
+     */
+    public int shardOfKey(byte[] key) {
+        checkKey(key);
+        return home(key).shard();
+    }
+
     /** The node that is the primary of shard {@code shard}. */
     public int shardPrimary(int shard) {
         return farm.node().config().placement().primary(GlobalAddress.regionId(shards[shard]));
@@ -174,10 +187,12 @@ public final class HashTable {
 
     /**
      * One lookup: its attempts, each one read of the neighbourhood into the lookup's own native
-     * buffer and, if needed, of the chain and the value. Lookups are reused, one pool per worker,
-     * so the common path allocates no memory for its copy.
+     * buffer and, if needed, of the chain and the value. Objects on this node (neighbourhood,
+     * chain blocks, value) are copied with local memory accesses at once
+     * ({@link LockFreeReads#readLocalInto}), another node's with a fabric read. Lookups are reused, one pool per worker, so the common path allocates
+     * no memory for its copy.
      */
-    private final class Lookup implements LockFreeReads.IntoCallback {
+    private final class Lookup implements LockFreeReads.IntoCallback, Runnable {
         private final ArrayDeque<Lookup> pool;
         // Native, like every segment farm's fabric copies into.
         private final MemorySegment pair = Arena.ofAuto().allocate(2L * bucketStride, ObjectLayout.LINE);
@@ -185,12 +200,21 @@ public final class HashTable {
         private final byte[] stored = new byte[2 * bucketStride];
         private final byte[] bucket = new byte[layout.bucketSize()];
         private final byte[] next = new byte[layout.bucketSize()];
+        /** Local copies of a chain block and of an out-of-line value (grown to the largest read). */
+        private final MemorySegment blockCopy = Arena.ofAuto().allocate(ObjectLayout.storedSize(layout.blockSize()),
+            ObjectLayout.LINE);
+        private MemorySegment valueCopy;
         private LockFreeOperation operation;
         private byte[] key;
         private Home home;
         private CompletableFuture<byte[]> result;
         private int restarts;
         private int reads;
+        private int localReads;
+        /** Set while {@link #get} runs the lookup's first attempt: an outcome then is deferred. */
+        private boolean starting;
+        private byte[] deferredValue;
+        private Throwable deferredFailure;
 
         Lookup(ArrayDeque<Lookup> pool) {
             this.pool = pool;
@@ -203,17 +227,29 @@ public final class HashTable {
             this.result = result;
             this.restarts = 0;
             this.reads = 0;
-            attempt();
+            this.localReads = 0;
+            starting = true;
+            try {
+                attempt();
+            } finally {
+                starting = false;
+            }
         }
 
         void attempt() {
-            farm.reads().lockFreeReadInto(operation, shards[home.shard()] + (long) home.bucket() * bucketStride,
-                layout.bucketSize(), 2, pair, this);
+            long address = shards[home.shard()] + (long) home.bucket() * bucketStride;
+            int copies = farm.reads().readLocalInto(operation, address, layout.bucketSize(), 2, pair);
+            if (copies > 0) {
+                localReads += copies;
+                copied(copies);
+            } else {
+                farm.reads().lockFreeReadInto(operation, address, layout.bucketSize(), 2, pair, this);
+            }
         }
 
         @Override
-        public void copied(int fabricReads) {
-            reads += fabricReads;
+        public void copied(int copies) {
+            reads += copies;
             MemorySegment.copy(pair, ValueLayout.JAVA_BYTE, 0, stored, 0, stored.length);
             ObjectLayout.toApplication(stored, 0, bucket, 0, bucket.length);
             ObjectLayout.toApplication(stored, bucketStride, next, 0, next.length);
@@ -248,25 +284,44 @@ public final class HashTable {
                 done(null, null);
                 return;
             }
+            ObjectBuffer local = farm.reads().readLocal(operation, block.address(), layout.blockSize(), blockCopy);
+            if (local != null) {
+                localReads += local.reads();
+                chainBlock(block, local);
+                return;
+            }
             farm.reads().lockFreeRead(operation, block.address(), layout.blockSize()).whenComplete((buffer, failure) -> {
                 if (failure != null) {
                     failed(failure);
-                    return;
-                }
-                reads += buffer.reads();
-                if (!block.matches(buffer.objGetIncarnation())) {
-                    // The block was freed and reused, or re-incarnated by a remove: the chain changed.
-                    restart();
-                    return;
-                }
-                byte[] bytes = buffer.toByteArray();
-                if (!found(bytes, false)) {
-                    walk(HashTableLayout.next(bytes));
+                } else {
+                    chainBlock(block, buffer);
                 }
             });
         }
 
+        /** Looks for the key in the chain block {@code block} points to, read into {@code buffer}; walks on if not there. */
+        private void chainBlock(ChainLink block, ObjectBuffer buffer) {
+            reads += buffer.reads();
+            if (!block.matches(buffer.objGetIncarnation())) {
+                // The block was freed and reused, or re-incarnated by a remove: the chain changed.
+                restart();
+                return;
+            }
+            byte[] bytes = buffer.toByteArray();
+            if (!found(bytes, false)) {
+                walk(HashTableLayout.next(bytes));
+            }
+        }
+
         private void readValue(FatPointer value) {
+            ObjectBuffer local = farm.reads().readLocal(operation, value.address(), value.size(), valueCopy(value.size()));
+            if (local != null && local.objGetIncarnation() == value.incarnation()) {
+                localReads += local.reads();
+                reads += local.reads();
+                done(HashTableLayout.valueOf(local.toByteArray()), null);
+                return;
+            }
+            // Another node's value, or one freed since the slot was read: the fabric read reports which.
             farm.reads().lockFreeRead(operation, value).whenComplete((buffer, failure) -> {
                 if (failure != null) {
                     failed(failure);
@@ -275,6 +330,15 @@ public final class HashTable {
                 reads += buffer.reads();
                 done(HashTableLayout.valueOf(buffer.toByteArray()), null);
             });
+        }
+
+        /** A native buffer for a local copy of an out-of-line value of {@code size} bytes, grown as needed. */
+        private MemorySegment valueCopy(int size) {
+            long stored = ObjectLayout.storedSize(size);
+            if (valueCopy == null || valueCopy.byteSize() < stored) {
+                valueCopy = Arena.ofAuto().allocate(stored, ObjectLayout.LINE);
+            }
+            return valueCopy;
         }
 
         @Override
@@ -300,15 +364,46 @@ public final class HashTable {
             attempt();
         }
 
-        /** Ends the operation, returns this lookup to its pool, then completes (the continuation may look up again). */
+        /**
+         * Ends the operation, then completes: at once, or, when the lookup ended inside
+         * {@link #get} (a local neighbourhood, copied at once), as the worker's next
+         * continuation, so that a caller that looks up again from each completion does not
+         * recurse.
+         */
         private void done(byte[] value, Throwable failure) {
-            CompletableFuture<byte[]> completing = result;
+            NodeWorker worker = operation.worker();
             farm.reads().lockFreeEnd(operation);
             if (failure == null) {
-                stats.countLookup(reads);
+                stats.countLookup(reads, localReads);
             }
             operation = null;
             key = null;
+            if (starting) {
+                deferredValue = value;
+                deferredFailure = failure;
+                try {
+                    worker.worker().execute(this);
+                    return;
+                } catch (RejectedExecutionException stopping) {
+                    // The worker stops: complete here rather than never.
+                }
+            }
+            complete(value, failure);
+        }
+
+        /** The deferred completion of {@link #done}. */
+        @Override
+        public void run() {
+            byte[] value = deferredValue;
+            Throwable failure = deferredFailure;
+            deferredValue = null;
+            deferredFailure = null;
+            complete(value, failure);
+        }
+
+        /** Returns this lookup to its pool, then completes (the continuation may look up again). */
+        private void complete(byte[] value, Throwable failure) {
+            CompletableFuture<byte[]> completing = result;
             result = null;
             pool.push(this);
             if (failure == null) {

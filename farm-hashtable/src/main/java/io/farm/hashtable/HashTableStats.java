@@ -6,12 +6,14 @@ import java.util.concurrent.atomic.AtomicLong;
 public final class HashTableStats {
     private final AtomicLong lookups = new AtomicLong();
     private final AtomicLong lookupReads = new AtomicLong();
+    private final AtomicLong lookupLocalReads = new AtomicLong();
     private final AtomicLong restarts = new AtomicLong();
     private final AtomicLong mutations = new AtomicLong();
 
-    void countLookup(int reads) {
+    void countLookup(int reads, int localReads) {
         lookups.incrementAndGet();
         lookupReads.addAndGet(reads);
+        lookupLocalReads.addAndGet(localReads);
     }
 
     void countRestart() {
@@ -27,9 +29,17 @@ public final class HashTableStats {
         return lookups.get();
     }
 
-    /** Fabric reads those lookups made, restarted attempts included. */
+    /**
+     * Object reads those lookups made, restarted attempts included: fabric reads, and copies of
+     * this node's objects made with local memory accesses ({@link #lookupLocalReads}).
+     */
     public long lookupReads() {
         return lookupReads.get();
+    }
+
+    /** Of {@link #lookupReads}, the copies of this node's objects made with local memory accesses. */
+    public long lookupLocalReads() {
+        return lookupLocalReads.get();
     }
 
     /** Lookups that restarted (joint versions or incarnations changed under them). */
@@ -42,7 +52,7 @@ public final class HashTableStats {
         return mutations.get();
     }
 
-    /** Fabric reads per lookup; 0 before any. */
+    /** Object reads per lookup ({@link #lookupReads}); 0 before any. */
     public double readsPerLookup() {
         long n = lookups();
         return n == 0 ? 0 : (double) lookupReads() / n;

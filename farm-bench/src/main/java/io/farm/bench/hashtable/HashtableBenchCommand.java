@@ -16,8 +16,10 @@ import picocli.CommandLine.Option;
 
 import java.nio.file.Path;
 import java.util.Locale;
+import java.util.SplittableRandom;
 import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.IntStream;
 
 /**
  * {@code farm bench hashtable}: the analog of FaRM's hashtable figures (NSDI'14 §3.6 and §6), on
@@ -28,23 +30,28 @@ import java.util.concurrent.TimeUnit;
  *       primary ({@link HashTable#getByMessage}), every worker of node 0 keeping a window of
  *       lookups in flight, against gets of Chronicle Map holding the same pairs in this process
  *       on as many threads; for uniform and Zipf 0.99 key choice;</li>
+ *   <li>local lookups: uniform among the keys whose shard's primary is node 0, read with local
+ *       memory accesses, against Chronicle Map gets of the same keys (FaRM's single-machine
+ *       comparison);</li>
  *   <li>a table of H = 6 with 16-byte keys and 32-byte values inline: its space utilization
  *       (bytes of keys and values over the bytes the table occupies, {@link TableCensus}).</li>
  * </ul>
  */
 @Command(name = "hashtable", mixinStandardHelpOptions = true,
     description = {"Hashtable lookups at 90 %% occupancy: lock-free vs. message lookups vs. Chronicle Map gets,",
-        "fabric reads per lookup, space utilization. On shm the other nodes are child processes."})
+        "local lookups vs. Chronicle Map, reads per lookup, space utilization. On shm the other nodes are child processes."})
 public final class HashtableBenchCommand implements Callable<Integer> {
     /** Occupancy the tables are filled to: keys = floor(OCCUPANCY x bucket slots). */
     static final double OCCUPANCY = 0.9;
     private static final long REGION_SIZE = 256L << 20;
     private static final long LOAD_TIMEOUT_SECONDS = 600;
+    /** The report's section of local lookups. */
+    private static final String LOCAL = "local";
 
     @Option(names = "--fabric", defaultValue = "local", description = "local or shm (default ${DEFAULT-VALUE})")
     String fabric;
 
-    @Option(names = "--seconds", defaultValue = "3", description = "seconds per measured phase; 6 phases (default ${DEFAULT-VALUE})")
+    @Option(names = "--seconds", defaultValue = "3", description = "seconds per measured phase; 8 phases (default ${DEFAULT-VALUE})")
     double seconds;
 
     @Option(names = "--nodes", defaultValue = "3", description = "nodes, 2..8 (default ${DEFAULT-VALUE})")
@@ -145,6 +152,7 @@ public final class HashtableBenchCommand implements Callable<Integer> {
                     result.put(choice.label(), measure(node, table, lookupKeys, draws[choice.ordinal()], phaseNanos,
                         chronicle, choice));
                 }
+                result.put(LOCAL, measureLocal(node, table, lookupKeys, phaseNanos, chronicle));
             } finally {
                 if (chronicle != null) {
                     chronicle.close();
@@ -193,6 +201,7 @@ public final class HashtableBenchCommand implements Callable<Integer> {
             .put("lockfree_over_rpc", lockFree.perSecond() / rpc.perSecond())
             .put("reads_per_lookup", lockFreeCounts.hashtableReadsPerLookup())
             .put("fabric_reads_per_lookup", (double) lockFreeCounts.fabric().readOps() / lockFree.operations())
+            .put("local_reads_per_lookup", lockFreeCounts.localReadsPerLookup())
             .put("restarts", lockFreeCounts.restarts())
             .put("lookups", lockFree.operations())
             .put("rpc_lookups", rpc.operations())
@@ -200,9 +209,10 @@ public final class HashtableBenchCommand implements Callable<Integer> {
             .put("rpc_retries", rpc.retries())
             .put("lockfree_accounting", accounting(lockFreeCounts, lockFree.operations()))
             .put("rpc_accounting", accounting(rpcCounts, rpc.operations()));
-        progress("%-8s lock-free %,12.0f lookups/s, %.4f reads/lookup (fabric: %.4f), %d restarts%n", choice.label(),
-            lockFree.perSecond(), lockFreeCounts.hashtableReadsPerLookup(),
-            (double) lockFreeCounts.fabric().readOps() / lockFree.operations(), lockFreeCounts.restarts());
+        progress("%-8s lock-free %,12.0f lookups/s, %.4f reads/lookup (fabric: %.4f, local: %.4f), %d restarts%n",
+            choice.label(), lockFree.perSecond(), lockFreeCounts.hashtableReadsPerLookup(),
+            (double) lockFreeCounts.fabric().readOps() / lockFree.operations(), lockFreeCounts.localReadsPerLookup(),
+            lockFreeCounts.restarts());
         progress("%-8s rpc       %,12.0f lookups/s, %.3f messages/lookup%n", choice.label(), rpc.perSecond(),
             (double) rpcCounts.fabric().messageOps() / rpc.operations());
         if (chronicle != null) {
@@ -211,6 +221,48 @@ public final class HashtableBenchCommand implements Callable<Integer> {
                 .put("lockfree_over_chronicle", lockFree.perSecond() / gets.perSecond())
                 .put("chronicle_gets", gets.operations());
             progress("%-8s chronicle %,12.0f gets/s on %d threads%n", choice.label(), gets.perSecond(), threads);
+        }
+        return figures;
+    }
+
+    /**
+     * Local lookups (FaRM NSDI'14 §6.2, single machine): uniform keys among those whose shard's
+     * primary is the measuring node, read with local memory accesses; against Chronicle Map gets
+     * of the same key sequences (a single-machine store, like FaRM's baseline there).
+     */
+    private JsonObject measureLocal(Node node, HashTable table, BenchKeys keys, long phaseNanos, ChronicleBaseline chronicle)
+        throws Exception {
+        int[] local = IntStream.range(0, keys.count())
+            .filter(i -> table.shardPrimary(table.shardOfKey(keys.key(i))) == node.id()).toArray();
+        JsonObject figures = new JsonObject().put("keys", local.length);
+        if (local.length == 0) {
+            progress("%-8s no key's shard is on node %d: no local lookups%n", LOCAL, node.id());
+            return figures;
+        }
+        int[][] draws = new int[threads][KeyChoice.DRAWS];
+        for (int t = 0; t < threads; t++) {
+            SplittableRandom random = new SplittableRandom(7000L + t);
+            for (int i = 0; i < KeyChoice.DRAWS; i++) {
+                draws[t][i] = local[random.nextInt(local.length)];
+            }
+        }
+        Snapshot before = Snapshot.of(node, table);
+        Throughput lockFree = LookupPhase.run(node, table, LookupPath.LOCK_FREE, keys, draws, window, phaseNanos);
+        Snapshot counts = Snapshot.of(node, table).minus(before);
+        figures.put("lookups_per_s", lockFree.perSecond())
+            .put("reads_per_lookup", counts.hashtableReadsPerLookup())
+            .put("fabric_reads_per_lookup", (double) counts.fabric().readOps() / lockFree.operations())
+            .put("local_reads_per_lookup", counts.localReadsPerLookup())
+            .put("lookups", lockFree.operations())
+            .put("lockfree_retries", lockFree.retries());
+        progress("%-8s lock-free %,12.0f lookups/s of the %,d keys on node %d, %.4f reads/lookup (local: %.4f)%n", LOCAL,
+            lockFree.perSecond(), local.length, node.id(), counts.hashtableReadsPerLookup(), counts.localReadsPerLookup());
+        if (chronicle != null) {
+            Throughput gets = chronicle.run(draws, phaseNanos);
+            figures.put("chronicle_gets_per_s", gets.perSecond())
+                .put("lockfree_over_chronicle", lockFree.perSecond() / gets.perSecond())
+                .put("chronicle_gets", gets.operations());
+            progress("%-8s chronicle %,12.0f gets/s on %d threads%n", LOCAL, gets.perSecond(), threads);
         }
         return figures;
     }
@@ -248,6 +300,7 @@ public final class HashtableBenchCommand implements Callable<Integer> {
             .put("messages_per_lookup", (double) fabric.messageOps() / lookups)
             .put("local_lookups", counts.lookups())
             .put("local_lookup_reads", counts.reads())
+            .put("local_lookup_local_reads", counts.localReads())
             .put("restarts", counts.restarts());
     }
 
@@ -292,6 +345,15 @@ public final class HashtableBenchCommand implements Callable<Integer> {
                 chronicle == null ? "-" : String.format(Locale.ROOT, "%,.0f", (double) chronicle),
                 chronicle == null ? "-" : String.format(Locale.ROOT, "%.2f", (double) figures.get("lockfree_over_chronicle")),
                 (double) figures.get("reads_per_lookup"));
+        }
+        JsonObject local = (JsonObject) result.get(LOCAL);
+        Object localChronicle = local.get("chronicle_gets_per_s");
+        if (local.get("lookups_per_s") != null) {
+            System.err.printf(Locale.ROOT, "%-8s %,14.0f %14s %10s %14s %10s %10.4f%n", LOCAL,
+                (double) local.get("lookups_per_s"), "-", "-",
+                localChronicle == null ? "-" : String.format(Locale.ROOT, "%,.0f", (double) localChronicle),
+                localChronicle == null ? "-" : String.format(Locale.ROOT, "%.2f", (double) local.get("lockfree_over_chronicle")),
+                (double) local.get("reads_per_lookup"));
         }
         JsonObject space = (JsonObject) result.get("space");
         System.err.printf(Locale.ROOT, "space utilization (H = 6, 16 B keys, 32 B values, occupancy %.3f): %.3f%n",

@@ -32,7 +32,8 @@ class HashtableBenchCommandTest {
     private static final List<String> FIGURES = List.of("lookups_per_s", "rpc_lookups_per_s", "lockfree_over_rpc",
         "chronicle_gets_per_s", "lockfree_over_chronicle");
     private static final List<String> ACCOUNTING = List.of("read_ops", "read_bytes", "write_ops", "message_ops",
-        "reads_per_lookup", "writes_per_lookup", "messages_per_lookup", "local_lookups", "local_lookup_reads", "restarts");
+        "reads_per_lookup", "writes_per_lookup", "messages_per_lookup", "local_lookups", "local_lookup_reads",
+        "local_lookup_local_reads", "restarts");
 
     @TempDir
     Path temp;
@@ -87,10 +88,13 @@ class HashtableBenchCommandTest {
             }
             assertRatio(figures, "lockfree_over_rpc", "lookups_per_s", "rpc_lookups_per_s");
             assertRatio(figures, "lockfree_over_chronicle", "lookups_per_s", "chronicle_gets_per_s");
-            // Every lookup reads its two buckets at least once; the table's count and the fabric's agree.
+            // Every lookup reads its two buckets at least once; the table's count and the fabric's
+            // agree: a read is a fabric read or a local copy (of the measuring node's shards).
             double reads = figures.path("reads_per_lookup").asDouble();
             assertTrue(reads >= 1, choice + ".reads_per_lookup in " + json);
-            assertTrue(figures.path("fabric_reads_per_lookup").asDouble() >= reads - 1e-5, json.toString());
+            double local = figures.path("local_reads_per_lookup").asDouble(-1);
+            assertTrue(local > 0 && local < reads, "some keys' shards are on the measuring node: " + json);
+            assertTrue(figures.path("fabric_reads_per_lookup").asDouble() + local >= reads - 1e-5, json.toString());
             assertTrue(figures.path("restarts").asLong(-1) >= 0, json.toString());
             long lookups = figures.path("lookups").asLong();
             JsonNode lockFree = figures.path("lockfree_accounting");
@@ -100,13 +104,22 @@ class HashtableBenchCommandTest {
                 assertTrue(rpc.path(count).isNumber(), choice + ".rpc_accounting." + count + " in " + json);
             }
             assertEquals(lookups, lockFree.path("local_lookups").asLong(), "every lock-free lookup ran here: " + json);
-            assertTrue(lockFree.path("read_ops").asLong() >= lookups, json.toString());
+            assertTrue(lockFree.path("read_ops").asLong() + lockFree.path("local_lookup_local_reads").asLong() >= lookups,
+                json.toString());
             // Lookups of keys whose shard is elsewhere travel as messages: some, never more than one each.
             long rpcLookups = figures.path("rpc_lookups").asLong();
             assertTrue(rpc.path("message_ops").asLong() > 0, json.toString());
             assertTrue(rpc.path("messages_per_lookup").asDouble() <= 1.0 + 1e-5, json.toString());
             assertTrue(rpc.path("local_lookups").asLong() < rpcLookups, json.toString());
         }
+        JsonNode local = json.path("local");
+        assertTrue(local.path("keys").asInt() > 0 && local.path("keys").asInt() < json.path("keys").asInt(), json.toString());
+        assertTrue(local.path("lookups_per_s").asDouble() > 0, json.toString());
+        // Local lookups copy their buckets with local memory accesses: no fabric read at all.
+        assertEquals(0, local.path("fabric_reads_per_lookup").asDouble(-1), json.toString());
+        assertEquals(local.path("reads_per_lookup").asDouble(), local.path("local_reads_per_lookup").asDouble(), 1e-9,
+            json.toString());
+        assertRatio(local, "lockfree_over_chronicle", "lookups_per_s", "chronicle_gets_per_s");
         JsonNode space = json.path("space");
         assertEquals(6, space.path("neighbourhood").asInt(), json.toString());
         assertEquals(345, space.path("keys").asInt(), json.toString());

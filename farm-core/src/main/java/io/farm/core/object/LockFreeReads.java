@@ -10,7 +10,9 @@ import io.farm.core.fabric.Capability;
 import io.farm.core.fabric.Completion;
 import io.farm.core.fabric.FabricException;
 import io.farm.core.fabric.UnregisteredRegionException;
+import io.farm.core.fabric.DmaEmulation;
 import io.farm.core.placement.PlacementRing;
+import io.farm.core.region.Region;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -21,6 +23,7 @@ import java.util.SplittableRandom;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.atomic.AtomicLongArray;
 
 /**
  * Lock-free reads of objects (FaRM NSDI'14 §3.5, DESIGN §6) for code running on the workers of
@@ -28,7 +31,7 @@ import java.util.concurrent.RejectedExecutionException;
  *
  * <p><b>A read</b> copies the whole stored object from its region's primary with one fabric
  * read (line-consistent, DESIGN §4.2; a region of this node takes the same path through the
- * port) and accepts the copy iff its slot holds the expected incarnation, allocated, and
+ * port, or is copied at once with local memory accesses by {@link #readLocalInto}) and accepts the copy iff its slot holds the expected incarnation, allocated, and
  * {@link ObjectLayout#isConsistent} holds: not exclusively locked, every line at the header's
  * line version. Otherwise it reads again after a randomized backoff, waited for on the worker
  * (the read re-queues itself as a continuation until its time has come; the worker never
@@ -67,13 +70,19 @@ public final class LockFreeReads {
     /** The largest backoff range. */
     public static final long MAX_BACKOFF_NANOS = 64_000;
 
+    /** Copies {@link #readLocalInto} takes before it leaves an object to the backing-off fabric path. */
+    public static final int LOCAL_ATTEMPTS = 4;
+
     private static final long NO_INCARNATION = -1;
+    private static final int COUNTER_STRIDE = 8;
 
     private final Node node;
     private final ClusterEpochs epochs;
     private final PlacementRing placement;
     /** Worker w's random source for backoffs; used by worker w only. */
     private final SplittableRandom[] randoms;
+    /** Worker w's local copies at index w * 8 (a cache line per worker); written by worker w, summed by anyone. */
+    private final AtomicLongArray localReads;
 
     /**
      * Lock-free reads for the workers of {@code node}, holding epochs with {@code epochs} (the
@@ -91,6 +100,7 @@ public final class LockFreeReads {
         this.placement = node.config().placement();
         int threads = node.config().threads();
         this.randoms = new SplittableRandom[threads];
+        this.localReads = new AtomicLongArray(threads * COUNTER_STRIDE);
         SplittableRandom seeds = new SplittableRandom();
         for (int w = 0; w < threads; w++) {
             randoms[w] = seeds.split();
@@ -216,6 +226,90 @@ public final class LockFreeReads {
         start(operation, read);
     }
 
+    /**
+     * {@link #lockFreeReadInto}, done at once with local memory accesses when the objects'
+     * region has this node as its primary (FaRM NSDI'14 §3.3: "if the region is stored locally,
+     * FaRM obtains the base address for the region and uses local memory accesses"): the worker
+     * copies the objects line-consistently itself, with no fabric operation and no completion to
+     * wait for, and checks the copy as a fabric read's. Returns the copies it took (1 or more)
+     * when {@code buffer} holds a consistent copy of allocated objects; returns 0, with the
+     * buffer's contents undefined, when the region is another node's, or no consistent copy of
+     * allocated objects came within {@value #LOCAL_ATTEMPTS} copies or the time bound of a read
+     * (the objects are locked, being written, or free): the caller then reads with
+     * {@link #lockFreeReadInto}, which backs off, retries and reports why a read fails.
+     *
+     * @throws IllegalArgumentException on bad input, as {@link #lockFreeReadInto}
+     * @throws IllegalStateException    as {@link #lockFreeReadInto}
+     */
+    public int readLocalInto(LockFreeOperation operation, long address, int size, int count, MemorySegment buffer) {
+        requireOpen(operation, "readLocalInto");
+        if (count < 1) {
+            throw new IllegalArgumentException("lock-free read of " + count + " objects: accepted 1 or more");
+        }
+        int storedSize = ObjectLayout.storedSize(checkSize(address, size));
+        long length = (long) storedSize * count;
+        if (buffer.byteSize() < length || !buffer.isNative()) {
+            throw new IllegalArgumentException("lock-free read into a " + (buffer.isNative() ? "" : "heap ") + "buffer of "
+                + buffer.byteSize() + " bytes: it needs " + length + " bytes of native memory");
+        }
+        int regionId = GlobalAddress.regionId(address);
+        if (!placement.isDataRegion(regionId)) {
+            capabilityOf(operation.worker(), address); // refuses it, naming what is accepted
+        }
+        if (placement.primary(regionId) != node.id()) {
+            return 0;
+        }
+        Region region = node.region(regionId);
+        if (region == null) {
+            return 0;
+        }
+        MemorySegment memory = region.memory();
+        long offset = GlobalAddress.offset(address) & 0xFFFF_FFFFL;
+        checkInside(address, size, count, offset, length, memory.byteSize());
+        for (int copies = 1; copies <= LOCAL_ATTEMPTS; copies++) {
+            long started = System.nanoTime();
+            DmaEmulation.lineConsistentRead(memory, offset, buffer, 0, (int) length);
+            if (System.nanoTime() - started > MAX_READ_NANOS) {
+                return 0;
+            }
+            int counter = operation.worker().index() * COUNTER_STRIDE;
+            // Only this worker writes its counter: a release store of the next value is enough.
+            localReads.lazySet(counter, localReads.get(counter) + 1);
+            boolean usable = true;
+            for (int i = 0; i < count && usable; i++) {
+                long at = (long) i * storedSize;
+                usable = ObjectHeader.isAllocated(buffer.get(ValueLayout.JAVA_LONG, at + ObjectLayout.INCARNATION_OFFSET))
+                    && ObjectLayout.isConsistent(buffer, at, storedSize);
+            }
+            if (usable) {
+                return copies;
+            }
+            Thread.onSpinWait();
+        }
+        return 0;
+    }
+
+    /**
+     * {@link #readLocalInto} of one object, as a buffer: a view of {@code buffer} (the caller's,
+     * valid until the caller reuses it), or null when the object is left to {@link #lockFreeRead}.
+     *
+     * @throws IllegalArgumentException on bad input, as {@link #lockFreeReadInto}
+     * @throws IllegalStateException    as {@link #lockFreeReadInto}
+     */
+    public ObjectBuffer readLocal(LockFreeOperation operation, long address, int size, MemorySegment buffer) {
+        int copies = readLocalInto(operation, address, size, 1, buffer);
+        return copies == 0 ? null : new ObjectBuffer(address, size, buffer.asSlice(0, ObjectLayout.storedSize(size)), copies);
+    }
+
+    /** Copies taken with local memory accesses ({@link #readLocalInto}) by this node's workers so far. */
+    public long localReads() {
+        long sum = 0;
+        for (int counter = 0; counter < localReads.length(); counter += COUNTER_STRIDE) {
+            sum += localReads.get(counter);
+        }
+        return sum;
+    }
+
     /** The node whose workers read. */
     public Node node() {
         return node;
@@ -243,14 +337,18 @@ public final class LockFreeReads {
         Capability capability = capabilityOf(operation.worker(), address);
         long offset = GlobalAddress.offset(address) & 0xFFFF_FFFFL;
         long length = (long) storedSize * count;
-        if (offset % ObjectLayout.LINE != 0 || offset + length > capability.size() || length > Integer.MAX_VALUE) {
-            throw new IllegalArgumentException("lock-free read of " + GlobalAddress.toString(address) + ", size " + size
-                + (count > 1 ? " times " + count + " elements" : "") + ": objects start on a multiple of "
-                + ObjectLayout.LINE + " bytes and end inside their region of " + capability.size()
-                + " bytes; this read would take bytes " + offset + ".." + (offset + length - 1));
-        }
+        checkInside(address, size, count, offset, length, capability.size());
         MemorySegment copy = buffer != null ? buffer : Arena.ofAuto().allocate(length, ObjectLayout.LINE);
         return new Read(operation, capability, address, offset, size, storedSize, count, incarnation, copy);
+    }
+
+    private static void checkInside(long address, int size, int count, long offset, long length, long regionSize) {
+        if (offset % ObjectLayout.LINE != 0 || offset + length > regionSize || length > Integer.MAX_VALUE) {
+            throw new IllegalArgumentException("lock-free read of " + GlobalAddress.toString(address) + ", size " + size
+                + (count > 1 ? " times " + count + " elements" : "") + ": objects start on a multiple of "
+                + ObjectLayout.LINE + " bytes and end inside their region of " + regionSize
+                + " bytes; this read would take bytes " + offset + ".." + (offset + length - 1));
+        }
     }
 
     private static void start(LockFreeOperation operation, Read read) {
