@@ -3,7 +3,6 @@ package io.farm.bench.hashtable;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
-import java.util.function.Function;
 import java.util.function.Predicate;
 import java.util.function.Supplier;
 
@@ -29,7 +28,9 @@ final class Retries {
 
     /** Runs {@code operation}, reissuing it on a passing failure. */
     <T> CompletionStage<T> run(Supplier<CompletionStage<T>> operation) {
-        return attempt(operation, 0);
+        CompletableFuture<T> result = new CompletableFuture<>();
+        attempt(operation, 0, result);
+        return result;
     }
 
     /** Reissues so far. */
@@ -37,17 +38,20 @@ final class Retries {
         return count;
     }
 
-    private <T> CompletionStage<T> attempt(Supplier<CompletionStage<T>> operation, int retries) {
-        return operation.get().handle((value, failure) -> {
+    /** One attempt: a success completes {@code result} at once; only a failure pays for a reissue. */
+    private <T> void attempt(Supplier<CompletionStage<T>> operation, int retries, CompletableFuture<T> result) {
+        operation.get().whenComplete((value, failure) -> {
             if (failure == null) {
-                return CompletableFuture.completedFuture(value);
+                result.complete(value);
+                return;
             }
             Throwable cause = failure instanceof CompletionException && failure.getCause() != null ? failure.getCause() : failure;
             if (retries < MAX_RETRIES && passing.test(cause)) {
                 count++;
-                return attempt(operation, retries + 1);
+                attempt(operation, retries + 1, result);
+            } else {
+                result.completeExceptionally(cause);
             }
-            return CompletableFuture.<T>failedFuture(cause);
-        }).thenCompose(Function.identity());
+        });
     }
 }
