@@ -118,6 +118,7 @@ public final class DemoCommand implements Callable<Integer> {
         long[] committedBefore = farms.stream().mapToLong(f -> f.transactions().stats().committed()).toArray();
         Map<AbortReason, Long> abortsBefore = aborts(farms);
         long lookupReads = views.stream().mapToLong(t -> t.stats().lookupReads()).sum();
+        long lookupLocalReads = views.stream().mapToLong(t -> t.stats().lookupLocalReads()).sum();
         long lookups = views.stream().mapToLong(t -> t.stats().lookups()).sum();
         long restarts = views.stream().mapToLong(t -> t.stats().restarts()).sum();
         long combined = tables.stream().mapToLong(HashTables::combinedMutations).sum();
@@ -134,10 +135,12 @@ public final class DemoCommand implements Callable<Integer> {
         row("update", mix.updateLatency(), mixSeconds);
         long mixLookups = views.stream().mapToLong(t -> t.stats().lookups()).sum() - lookups;
         long mixReads = views.stream().mapToLong(t -> t.stats().lookupReads()).sum() - lookupReads;
+        long mixLocalReads = views.stream().mapToLong(t -> t.stats().lookupLocalReads()).sum() - lookupLocalReads;
         say("%nlookups verified (each value is its key's): %,d; wrong values: %,d; failed operations: %,d%s%n",
             mix.verified(), mix.wrong(), mix.failed(), mix.firstFailure() == null ? "" : " (first: " + mix.firstFailure() + ")");
-        say("reads per lookup: %.3f (%,d fabric reads for %,d lookups); lookup restarts: %,d%n",
-            mixLookups == 0 ? 0.0 : (double) mixReads / mixLookups, mixReads, mixLookups,
+        say("reads per lookup: %.3f (%,d reads for %,d lookups: %,d fabric reads, %,d local copies); lookup restarts: %,d%n",
+            mixLookups == 0 ? 0.0 : (double) mixReads / mixLookups, mixReads, mixLookups, mixReads - mixLocalReads,
+            mixLocalReads,
             views.stream().mapToLong(t -> t.stats().restarts()).sum() - restarts);
         long committed = 0;
         for (int n = 0; n < farms.size(); n++) {
