@@ -29,13 +29,15 @@ import java.util.function.Function;
  * {@code maxValueLength}); a key lives in its home bucket or the next one, else in the home
  * bucket's overflow chain. Linearizable:
  * <ul>
- *   <li>{@link #get} is a lock-free read-only operation: one fabric read of buckets b and b+1,
- *       accepted when both are consistent and their joint versions match; then, only if needed,
- *       the overflow chain and an out-of-line value, each through a fat pointer whose incarnation
- *       must match (else the lookup restarts).</li>
- *   <li>{@link #insert}, {@link #update}, {@link #put}, {@link #remove} are shipped to the shard's
- *       primary ({@code msgSend}), where concurrent mutations of one key are combined and run as
- *       one single-machine transaction ({@link Combiner}, {@link MutationTransaction}).</li>
+ *   <li>{@link #get} is a lock-free read-only operation: one read of buckets b and b+1 (a fabric
+ *       read, or a local copy when this node holds the shard), accepted when both are consistent
+ *       and their joint versions match; then, only if needed, the overflow chain and an
+ *       out-of-line value, each through a fat pointer whose incarnation must match (else the
+ *       lookup restarts).</li>
+ *   <li>{@link #insert}, {@link #update}, {@link #put}, {@link #remove} and {@link #merge} are
+ *       shipped to the shard's primary ({@code msgSend}), where concurrent mutations of one key
+ *       are combined and run as one single-machine transaction ({@link Combiner},
+ *       {@link MutationTransaction}).</li>
  * </ul>
  * Every stage completes on the calling worker; the {@code *Blocking} methods are the facade for
  * code outside workers.
@@ -456,7 +458,7 @@ public final class HashTable {
 
     /** Removes {@code key} if present; completes with whether it did. */
     public CompletionStage<Boolean> remove(NodeWorker worker, byte[] key) {
-        return mutate(worker, HashTableMessages.REMOVE, 0, key, null);
+        return mutate(worker, HashTableMessages.REMOVE, key, null);
     }
 
     /**

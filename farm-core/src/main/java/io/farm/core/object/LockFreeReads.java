@@ -8,9 +8,9 @@ import io.farm.core.cluster.Node;
 import io.farm.core.cluster.NodeWorker;
 import io.farm.core.fabric.Capability;
 import io.farm.core.fabric.Completion;
+import io.farm.core.fabric.DmaEmulation;
 import io.farm.core.fabric.FabricException;
 import io.farm.core.fabric.UnregisteredRegionException;
-import io.farm.core.fabric.DmaEmulation;
 import io.farm.core.placement.PlacementRing;
 import io.farm.core.region.Region;
 
@@ -31,7 +31,8 @@ import java.util.concurrent.atomic.AtomicLongArray;
  *
  * <p><b>A read</b> copies the whole stored object from its region's primary with one fabric
  * read (line-consistent, DESIGN §4.2; a region of this node takes the same path through the
- * port, or is copied at once with local memory accesses by {@link #readLocalInto}) and accepts the copy iff its slot holds the expected incarnation, allocated, and
+ * port, or is copied at once with local memory accesses by {@link #readLocalInto}) and accepts
+ * the copy iff its slot holds the expected incarnation, allocated, and
  * {@link ObjectLayout#isConsistent} holds: not exclusively locked, every line at the header's
  * line version. Otherwise it reads again after a randomized backoff, waited for on the worker
  * (the read re-queues itself as a continuation until its time has come; the worker never
