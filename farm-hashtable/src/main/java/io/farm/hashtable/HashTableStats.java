@@ -1,32 +1,36 @@
 package io.farm.hashtable;
 
-import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
 
-/** Counts of one node's operations on one table; updated by its workers, readable from any thread. */
+/**
+ * Counts of one node's operations on one table; updated by its workers (striped counters: the
+ * workers count every lookup, and one shared line would ping-pong between them), readable from
+ * any thread.
+ */
 public final class HashTableStats {
-    private final AtomicLong lookups = new AtomicLong();
-    private final AtomicLong lookupReads = new AtomicLong();
-    private final AtomicLong lookupLocalReads = new AtomicLong();
-    private final AtomicLong restarts = new AtomicLong();
-    private final AtomicLong mutations = new AtomicLong();
+    private final LongAdder lookups = new LongAdder();
+    private final LongAdder lookupReads = new LongAdder();
+    private final LongAdder lookupLocalReads = new LongAdder();
+    private final LongAdder restarts = new LongAdder();
+    private final LongAdder mutations = new LongAdder();
 
     void countLookup(int reads, int localReads) {
-        lookups.incrementAndGet();
-        lookupReads.addAndGet(reads);
-        lookupLocalReads.addAndGet(localReads);
+        lookups.increment();
+        lookupReads.add(reads);
+        lookupLocalReads.add(localReads);
     }
 
     void countRestart() {
-        restarts.incrementAndGet();
+        restarts.increment();
     }
 
     void countMutation() {
-        mutations.incrementAndGet();
+        mutations.increment();
     }
 
     /** Lookups completed. */
     public long lookups() {
-        return lookups.get();
+        return lookups.sum();
     }
 
     /**
@@ -34,22 +38,22 @@ public final class HashTableStats {
      * this node's objects made with local memory accesses ({@link #lookupLocalReads}).
      */
     public long lookupReads() {
-        return lookupReads.get();
+        return lookupReads.sum();
     }
 
     /** Of {@link #lookupReads}, the copies of this node's objects made with local memory accesses. */
     public long lookupLocalReads() {
-        return lookupLocalReads.get();
+        return lookupLocalReads.sum();
     }
 
     /** Lookups that restarted (joint versions or incarnations changed under them). */
     public long restarts() {
-        return restarts.get();
+        return restarts.sum();
     }
 
     /** Mutations sent to shard primaries. */
     public long mutations() {
-        return mutations.get();
+        return mutations.sum();
     }
 
     /** Object reads per lookup ({@link #lookupReads}); 0 before any. */

@@ -68,6 +68,8 @@ public final class ClusterEpochs implements ReclamationEpochs {
     /** The epoch every node and worker starts in; {@link #safe()} starts one below it. */
     public static final long FIRST_EPOCH = 1;
 
+    /** Ints per worker in {@link #holds}: a 64-byte line each. */
+    private static final int HOLD_STRIDE = 16;
     private static final Runnable WAKE = () -> {
     };
 
@@ -75,7 +77,11 @@ public final class ClusterEpochs implements ReclamationEpochs {
     private final int self;
     /** Worker w's local epoch; written by worker w only, with volatile semantics (see {@link #adopt}). */
     private final AtomicLongArray workerEpochs;
-    /** Worker w's open {@link #hold}s; touched by worker w only. */
+    /**
+     * Worker w's open {@link #hold}s, at index w * {@value #HOLD_STRIDE}: each worker's count on a cache
+     * line of its own, so that workers holding and releasing (twice per lookup) do not write
+     * one shared line. Read and written by its worker only.
+     */
     private final int[] holds;
     /** By member: the newest epoch of this node that it acknowledged; monotonic, written under {@link #lock}. */
     private final AtomicLongArray acknowledged;
@@ -103,7 +109,7 @@ public final class ClusterEpochs implements ReclamationEpochs {
         this.self = node.id();
         int threads = node.config().threads();
         this.workerEpochs = new AtomicLongArray(threads);
-        this.holds = new int[threads];
+        this.holds = new int[threads * HOLD_STRIDE];
         this.acknowledged = new AtomicLongArray(node.config().size());
         this.messages = new MemorySegment[threads];
         for (int w = 0; w < threads; w++) {
@@ -200,7 +206,7 @@ public final class ClusterEpochs implements ReclamationEpochs {
      */
     public void hold(NodeWorker worker) {
         requireOwnWorker(worker, "hold");
-        holds[worker.index()]++;
+        holds[worker.index() * HOLD_STRIDE]++;
     }
 
     /**
@@ -211,11 +217,11 @@ public final class ClusterEpochs implements ReclamationEpochs {
      */
     public void release(NodeWorker worker) {
         requireOwnWorker(worker, "release");
-        if (holds[worker.index()] == 0) {
+        if (holds[worker.index() * HOLD_STRIDE] == 0) {
             throw new IllegalStateException("worker " + worker.index() + " of node " + self
                 + " holds no epoch: every release follows a hold");
         }
-        holds[worker.index()]--;
+        holds[worker.index() * HOLD_STRIDE]--;
     }
 
     private void requireOwnWorker(NodeWorker worker, String operation) {
@@ -229,7 +235,7 @@ public final class ClusterEpochs implements ReclamationEpochs {
     private int adopt(NodeWorker worker) {
         long epoch = current;
         int index = worker.index();
-        if (holds[index] > 0) {
+        if (holds[index * HOLD_STRIDE] > 0) {
             return 0;
         }
         if (workerEpochs.getPlain(index) == epoch) {
