@@ -1,16 +1,13 @@
 package io.farm.hashtable;
 
-import io.farm.core.cluster.EmbeddedCluster;
 import io.farm.core.cluster.NodeWorker;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
+
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HexFormat;
@@ -48,23 +45,8 @@ class HashTableConcurrentReadsTest {
     /** A guard against a hang; no claim about speed. */
     private static final long HANG_GUARD_SECONDS = 120;
 
-    @TempDir
-    static Path dataDir;
-
-    private static EmbeddedCluster cluster;
-    private static List<HashTables> tables;
-
-    @BeforeAll
-    static void start() {
-        TableCluster started = TableCluster.start("hashtable-reads", dataDir);
-        cluster = started.cluster();
-        tables = started.tables();
-    }
-
-    @AfterAll
-    static void stop() {
-        cluster.close();
-    }
+    @RegisterExtension
+    static final TableClusterExtension CLUSTER = new TableClusterExtension("hashtable-reads");
 
     private static byte[] key(int k) {
         return ("key-" + k).getBytes(StandardCharsets.US_ASCII);
@@ -164,7 +146,7 @@ class HashTableConcurrentReadsTest {
                 return;
             }
             int[] slot = slots[operations % slots.length];
-            cluster.node(slot[0]).submit(slot[1], worker -> {
+            CLUSTER.node(slot[0]).submit(slot[1], worker -> {
                 step(worker, views[slot[0]]);
                 return CompletableFuture.<Void>completedFuture(null);
             }).whenComplete((ignored, failure) -> {
@@ -299,10 +281,10 @@ class HashTableConcurrentReadsTest {
     @Test
     void aReaderThreadRacingBlockingMutationsReadsOnlyValuesOfTheKeyItLooksUp() throws Exception {
         String name = "blocking-out-of-line";
-        tables.get(0).createBlocking(name, TINY);
+        CLUSTER.tables(0).createBlocking(name, TINY);
         HashTable[] views = new HashTable[3];
         for (int node = 0; node < 3; node++) {
-            views[node] = tables.get(node).open(name);
+            views[node] = CLUSTER.tables(node).open(name);
         }
         Values values = Values.INLINE_AND_OUT_OF_LINE;
         AtomicBoolean writing = new AtomicBoolean(true);
@@ -345,10 +327,10 @@ class HashTableConcurrentReadsTest {
      * the chains (census: no pairs, no overflow blocks; a lookup: one fabric read).
      */
     private static void race(String name, Values values) throws Exception {
-        tables.get(0).createBlocking(name, TINY);
+        CLUSTER.tables(0).createBlocking(name, TINY);
         HashTable[] views = new HashTable[3];
         for (int node = 0; node < 3; node++) {
-            views[node] = tables.get(node).open(name);
+            views[node] = CLUSTER.tables(node).open(name);
         }
         Completed completed = new Completed();
         Queue<String> violations = new ConcurrentLinkedQueue<>();
@@ -361,7 +343,7 @@ class HashTableConcurrentReadsTest {
         Queue<Reader> started = new ConcurrentLinkedQueue<>();
         for (int[] slot : readerSlots) {
             int node = slot[0];
-            readers.add(cluster.node(node).submit(slot[1], worker -> {
+            readers.add(CLUSTER.node(node).submit(slot[1], worker -> {
                 Reader reader = new Reader(worker, views[node], values, completed, writerDone, violations, valuesRead);
                 started.add(reader);
                 return reader.start();
@@ -415,13 +397,13 @@ class HashTableConcurrentReadsTest {
     /** Runs {@code operation} on worker {@code worker} of node {@code node} and waits for it, within the hang guard. */
     private static <T> T await(int node, int worker, Function<NodeWorker, CompletionStage<T>> operation) {
         try {
-            return cluster.node(node).submit(worker, operation).get(HANG_GUARD_SECONDS, TimeUnit.SECONDS);
+            return CLUSTER.node(node).submit(worker, operation).get(HANG_GUARD_SECONDS, TimeUnit.SECONDS);
         } catch (Exception e) {
             throw new AssertionError("operation on node " + node + " worker " + worker + " failed or hung", e);
         }
     }
 
     private static TableCensus census(int node, HashTable view) throws Exception {
-        return cluster.node(node).submit(0, view::census).get(HANG_GUARD_SECONDS, TimeUnit.SECONDS);
+        return CLUSTER.node(node).submit(0, view::census).get(HANG_GUARD_SECONDS, TimeUnit.SECONDS);
     }
 }

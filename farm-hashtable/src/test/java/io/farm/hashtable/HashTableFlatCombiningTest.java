@@ -1,16 +1,13 @@
 package io.farm.hashtable;
 
-import io.farm.core.cluster.EmbeddedCluster;
 import io.farm.core.cluster.NodeWorker;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
+
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestReporter;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -32,23 +29,8 @@ class HashTableFlatCombiningTest {
     /** A guard against a hang; no claim about speed. */
     private static final long HANG_GUARD_SECONDS = 120;
 
-    @TempDir
-    static Path dataDir;
-
-    private static EmbeddedCluster cluster;
-    private static List<HashTables> tables;
-
-    @BeforeAll
-    static void start() {
-        TableCluster started = TableCluster.start("hashtable-combining", dataDir);
-        cluster = started.cluster();
-        tables = started.tables();
-    }
-
-    @AfterAll
-    static void stop() {
-        cluster.close();
-    }
+    @RegisterExtension
+    static final TableClusterExtension CLUSTER = new TableClusterExtension("hashtable-combining");
 
     /** Put {@code seq} of stream {@code stream}: 8 bytes, inline. */
     private static byte[] value(int stream, int seq) {
@@ -115,25 +97,25 @@ class HashTableFlatCombiningTest {
      */
     private static void putHotKey(String name, int workers, TestReporter reporter) throws Exception {
         HashTableConfig config = HashTableConfig.of(8, 8, 8, 8, 3, 16);
-        tables.get(0).createBlocking(name, config);
+        CLUSTER.tables(0).createBlocking(name, config);
         byte[] key = "hot".getBytes(StandardCharsets.US_ASCII);
-        HashTable created = tables.get(0).open(name);
+        HashTable created = CLUSTER.tables(0).open(name);
         int primary = created.shardPrimary(created.home(key).shard());
         long[] combinedBefore = new long[NODES];
         for (int node = 0; node < NODES; node++) {
-            combinedBefore[node] = tables.get(node).combinedMutations();
+            combinedBefore[node] = CLUSTER.tables(node).combinedMutations();
         }
 
         AtomicInteger completedPuts = new AtomicInteger();
         List<CompletableFuture<Void>> streams = new ArrayList<>();
         for (int node = 0; node < NODES; node++) {
-            HashTable table = tables.get(node).open(name);
+            HashTable table = CLUSTER.tables(node).open(name);
             for (int w = 0; w < workers; w++) {
                 int firstStream = (node * workers + w) * STREAMS_PER_WORKER;
                 // All streams of a worker start in one task: on the primary, the first put's
                 // transaction is still committing (its backups have not answered) when the
                 // others reach the worker's combiner, so they wait and are combined.
-                streams.add(cluster.node(node).submit(w, worker -> {
+                streams.add(CLUSTER.node(node).submit(w, worker -> {
                     List<CompletableFuture<Void>> started = new ArrayList<>();
                     for (int s = 0; s < STREAMS_PER_WORKER; s++) {
                         started.add(new Stream(worker, table, key, firstStream + s, completedPuts).start());
@@ -148,7 +130,7 @@ class HashTableFlatCombiningTest {
         assertEquals(streamCount * PUTS_PER_STREAM, completedPuts.get(), "every put's stage completed");
         byte[] finalValue = null;
         for (int node = 0; node < NODES; node++) {
-            byte[] read = tables.get(node).open(name).getBlocking(node % WORKERS, key);
+            byte[] read = CLUSTER.tables(node).open(name).getBlocking(node % WORKERS, key);
             assertEquals(8, read.length);
             ByteBuffer decoded = ByteBuffer.wrap(read);
             int stream = decoded.getInt();
@@ -162,13 +144,13 @@ class HashTableFlatCombiningTest {
             }
         }
 
-        long combined = tables.get(primary).combinedMutations() - combinedBefore[primary];
+        long combined = CLUSTER.tables(primary).combinedMutations() - combinedBefore[primary];
         reporter.publishEntry("combinedMutations", combined + " of " + completedPuts.get() + " puts on primary node " + primary);
         assertTrue(combined >= (long) workers * (STREAMS_PER_WORKER - 1),
             "the primary's own streams combine at least " + workers * (STREAMS_PER_WORKER - 1) + " puts: " + combined);
         for (int node = 0; node < NODES; node++) {
             if (node != primary) {
-                assertEquals(combinedBefore[node], tables.get(node).combinedMutations(), "only the primary combines");
+                assertEquals(combinedBefore[node], CLUSTER.tables(node).combinedMutations(), "only the primary combines");
             }
         }
     }

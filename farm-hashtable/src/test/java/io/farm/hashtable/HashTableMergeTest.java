@@ -1,16 +1,13 @@
 package io.farm.hashtable;
 
-import io.farm.core.cluster.EmbeddedCluster;
 import io.farm.core.cluster.NodeWorker;
 
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -39,18 +36,13 @@ class HashTableMergeTest {
     /** A guard against a hang; no claim about speed. */
     private static final long HANG_GUARD_SECONDS = 120;
 
-    @TempDir
-    static Path dataDir;
-
-    private static EmbeddedCluster cluster;
-    private static List<HashTables> tables;
+    @RegisterExtension
+    static final TableClusterExtension CLUSTER = new TableClusterExtension("hashtable-merge");
 
     @BeforeAll
     static void start() {
-        TableCluster started = TableCluster.start("hashtable-merge", dataDir);
-        cluster = started.cluster();
-        tables = started.tables();
-        for (HashTables node : tables) {
+        for (int id = 0; id < NODES; id++) {
+            HashTables node = CLUSTER.tables(id);
             node.registerMerge(ADD, (current, argument) -> longBytes(ByteBuffer.wrap(current).getLong()
                 + ByteBuffer.wrap(argument).getLong()));
             node.registerMerge(APPEND, (current, argument) -> {
@@ -62,12 +54,7 @@ class HashTableMergeTest {
                 throw new IllegalArgumentException("this merge accepts nothing");
             });
         }
-        tables.getFirst().registerMerge(ON_NODE_0_ONLY, (current, argument) -> argument);
-    }
-
-    @AfterAll
-    static void stop() {
-        cluster.close();
+        CLUSTER.tables(0).registerMerge(ON_NODE_0_ONLY, (current, argument) -> argument);
     }
 
     private static byte[] longBytes(long value) {
@@ -80,7 +67,7 @@ class HashTableMergeTest {
 
     @Test
     void aMergeReplacesAPresentValueWithTheMergedOneInlineAndOutOfLineAndLeavesAnAbsentKeyAbsent() {
-        HashTable table = tables.get(1).createBlocking("merge-append", HashTableConfig.of(8, 8, 8, 32, 3, 16));
+        HashTable table = CLUSTER.tables(1).createBlocking("merge-append", HashTableConfig.of(8, 8, 8, 32, 3, 16));
         table.putBlocking(0, bytes("k"), bytes("abc"));
         assertTrue(table.mergeBlocking(1, bytes("k"), APPEND, bytes("de")));
         assertArrayEquals(bytes("abcde"), table.getBlocking(0, bytes("k")));
@@ -88,7 +75,7 @@ class HashTableMergeTest {
         assertTrue(table.mergeBlocking(0, bytes("k"), APPEND, bytes("fghij")));
         assertTrue(table.mergeBlocking(0, bytes("k"), APPEND, bytes("klm")));
         for (int node = 0; node < NODES; node++) {
-            assertArrayEquals(bytes("abcdefghijklm"), tables.get(node).open("merge-append").getBlocking(node % WORKERS,
+            assertArrayEquals(bytes("abcdefghijklm"), CLUSTER.tables(node).open("merge-append").getBlocking(node % WORKERS,
                 bytes("k")));
         }
         assertFalse(table.mergeBlocking(0, bytes("absent"), APPEND, bytes("x")), "a merge of an absent key reports false");
@@ -98,17 +85,17 @@ class HashTableMergeTest {
     @Test
     void concurrentMergesFromEveryWorkerOfEveryNodeAreAllApplied() throws Exception {
         String name = "merge-counters";
-        tables.getFirst().createBlocking(name, HashTableConfig.of(8, 8, 8, 8, 3, 16));
+        CLUSTER.tables(0).createBlocking(name, HashTableConfig.of(8, 8, 8, 8, 3, 16));
         List<byte[]> keys = List.of(bytes("hot"), bytes("warm"), bytes("c3"));
         for (byte[] key : keys) {
-            tables.getFirst().open(name).putBlocking(0, key, longBytes(0));
+            CLUSTER.tables(0).open(name).putBlocking(0, key, longBytes(0));
         }
         int mergesPerStream = 40;
         List<CompletableFuture<Void>> streams = new ArrayList<>();
         for (int node = 0; node < NODES; node++) {
-            HashTable table = tables.get(node).open(name);
+            HashTable table = CLUSTER.tables(node).open(name);
             for (int w = 0; w < WORKERS; w++) {
-                streams.add(cluster.node(node).submit(w, worker -> {
+                streams.add(CLUSTER.node(node).submit(w, worker -> {
                     List<CompletableFuture<Void>> started = new ArrayList<>();
                     for (byte[] key : keys) {
                         started.add(mergeInTurn(worker, table, key, mergesPerStream));
@@ -122,7 +109,7 @@ class HashTableMergeTest {
         long expected = (long) NODES * WORKERS * 2 * mergesPerStream;
         for (int node = 0; node < NODES; node++) {
             for (byte[] key : keys) {
-                long sum = ByteBuffer.wrap(tables.get(node).open(name).getBlocking(node % WORKERS, key)).getLong();
+                long sum = ByteBuffer.wrap(CLUSTER.tables(node).open(name).getBlocking(node % WORKERS, key)).getLong();
                 assertEquals(expected, sum, "every merge of " + new String(key, StandardCharsets.US_ASCII)
                     + " is applied once, read on node " + node);
             }
@@ -156,7 +143,7 @@ class HashTableMergeTest {
 
     @Test
     void aRefusedMergeFailsWithItsReasonAndChangesNothing() {
-        HashTable table = tables.get(2).createBlocking("merge-refusals", HashTableConfig.of(8, 8, 8, 12, 3, 16));
+        HashTable table = CLUSTER.tables(2).createBlocking("merge-refusals", HashTableConfig.of(8, 8, 8, 12, 3, 16));
         table.putBlocking(0, bytes("k"), bytes("value"));
 
         RuntimeException refused = assertThrows(RuntimeException.class,
@@ -192,15 +179,15 @@ class HashTableMergeTest {
 
     @Test
     void badMergeIdsAndRegistrationsAreRefusedWithWhatIsAccepted() {
-        HashTable table = tables.get(0).createBlocking("merge-ids", HashTableConfig.of(8, 8, 8, 8, 3, 16));
+        HashTable table = CLUSTER.tables(0).createBlocking("merge-ids", HashTableConfig.of(8, 8, 8, 8, 3, 16));
         for (int id : new int[] {0, -1, 256}) {
             IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
                 () -> table.mergeBlocking(0, bytes("k"), id, bytes("x")));
             assertTrue(e.getMessage().contains("merge id " + id + " is not accepted: ids are 1..255"), e.getMessage());
-            assertThrows(IllegalArgumentException.class, () -> tables.get(1).registerMerge(id, (c, a) -> c));
+            assertThrows(IllegalArgumentException.class, () -> CLUSTER.tables(1).registerMerge(id, (c, a) -> c));
         }
         IllegalStateException twice = assertThrows(IllegalStateException.class,
-            () -> tables.get(1).registerMerge(ADD, (c, a) -> c));
+            () -> CLUSTER.tables(1).registerMerge(ADD, (c, a) -> c));
         assertTrue(twice.getMessage().contains("registered under id " + ADD), twice.getMessage());
         assertThrows(IllegalArgumentException.class, () -> table.mergeBlocking(0, bytes("k"), ADD, new byte[9]),
             "an argument is as long as a value at most");

@@ -1,13 +1,9 @@
 package io.farm.hashtable;
 
-import io.farm.core.cluster.EmbeddedCluster;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -22,23 +18,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** A hashtable on a 3-node embedded cluster with 2 backups. */
 class HashTableTest {
-    @TempDir
-    static Path dataDir;
-
-    private static EmbeddedCluster cluster;
-    private static List<HashTables> tables;
-
-    @BeforeAll
-    static void start() {
-        TableCluster started = TableCluster.start("hashtable", dataDir);
-        cluster = started.cluster();
-        tables = started.tables();
-    }
-
-    @AfterAll
-    static void stop() {
-        cluster.close();
-    }
+    @RegisterExtension
+    static final TableClusterExtension CLUSTER = new TableClusterExtension("hashtable");
 
     private static byte[] bytes(String s) {
         return s.getBytes(StandardCharsets.UTF_8);
@@ -46,25 +27,25 @@ class HashTableTest {
 
     @Test
     void putGetUpdateRemoveFromEveryNode() {
-        HashTable created = tables.get(0).createBlocking("basic", HashTableConfig.of(8, 16, 8, 200, 6, 64));
+        HashTable created = CLUSTER.tables(0).createBlocking("basic", HashTableConfig.of(8, 16, 8, 200, 6, 64));
         for (int node = 0; node < 3; node++) {
-            HashTable table = tables.get(node).open("basic");
+            HashTable table = CLUSTER.tables(node).open("basic");
             String key = "key-" + node;
             assertNull(table.getBlocking(0, bytes(key)));
             assertTrue(table.insertBlocking(0, bytes(key), bytes("v" + node)));
             assertFalse(table.insertBlocking(1, bytes(key), bytes("again")));
             for (int reader = 0; reader < 3; reader++) {
-                assertArrayEquals(bytes("v" + node), tables.get(reader).open("basic").getBlocking(reader % 2, bytes(key)));
+                assertArrayEquals(bytes("v" + node), CLUSTER.tables(reader).open("basic").getBlocking(reader % 2, bytes(key)));
             }
             String large = "a value longer than the 8 inline bytes, stored out of line " + node;
             assertTrue(table.updateBlocking(1, bytes(key), bytes(large)));
-            assertArrayEquals(bytes(large), tables.get((node + 1) % 3).open("basic").getBlocking(0, bytes(key)));
+            assertArrayEquals(bytes(large), CLUSTER.tables((node + 1) % 3).open("basic").getBlocking(0, bytes(key)));
             table.putBlocking(0, bytes(key), bytes("short"));
             assertArrayEquals(bytes("short"), table.getBlocking(1, bytes(key)));
             assertTrue(table.removeBlocking(0, bytes(key)));
             assertFalse(table.removeBlocking(0, bytes(key)));
             assertFalse(table.updateBlocking(0, bytes(key), bytes("x")));
-            assertNull(tables.get((node + 2) % 3).open("basic").getBlocking(1, bytes(key)));
+            assertNull(CLUSTER.tables((node + 2) % 3).open("basic").getBlocking(1, bytes(key)));
         }
         assertEquals(6, created.shardCount());
     }
@@ -72,7 +53,7 @@ class HashTableTest {
     @Test
     void aTinyTableKeepsEveryKeyThroughChainsAndRemovesCollapseThem() {
         // One shard of two home buckets: almost every key collides into overflow chains.
-        HashTable table = tables.get(1).createBlocking("tiny", HashTableConfig.of(4, 8, 8, 8, 1, 2));
+        HashTable table = CLUSTER.tables(1).createBlocking("tiny", HashTableConfig.of(4, 8, 8, 8, 1, 2));
         Map<String, String> model = new HashMap<>();
         Random random = new Random(7);
         for (int i = 0; i < 60; i++) {
@@ -81,7 +62,7 @@ class HashTableTest {
         }
         for (int step = 0; step < 300; step++) {
             String key = "k" + random.nextInt(80);
-            HashTable at = tables.get(random.nextInt(3)).open("tiny");
+            HashTable at = CLUSTER.tables(random.nextInt(3)).open("tiny");
             switch (random.nextInt(3)) {
                 case 0 -> {
                     boolean removed = at.removeBlocking(step % 2, bytes(key));
@@ -105,7 +86,7 @@ class HashTableTest {
         }
         for (int i = 0; i < 80; i++) {
             String expected = model.get("k" + i);
-            byte[] got = tables.get(i % 3).open("tiny").getBlocking(0, bytes("k" + i));
+            byte[] got = CLUSTER.tables(i % 3).open("tiny").getBlocking(0, bytes("k" + i));
             if (expected == null) {
                 assertNull(got);
             } else {
@@ -127,7 +108,7 @@ class HashTableTest {
 
     @Test
     void badInputIsRefusedWithWhatIsAccepted() {
-        HashTable table = tables.get(2).createBlocking("limits", HashTableConfig.of(8, 8, 8, 32, 3, 16));
+        HashTable table = CLUSTER.tables(2).createBlocking("limits", HashTableConfig.of(8, 8, 8, 32, 3, 16));
         IllegalArgumentException longKey = assertThrows(IllegalArgumentException.class,
             () -> table.putBlocking(0, bytes("123456789"), bytes("v")));
         assertTrue(longKey.getMessage().contains("1..8 bytes"), longKey.getMessage());
@@ -136,12 +117,12 @@ class HashTableTest {
         IllegalArgumentException longValue = assertThrows(IllegalArgumentException.class,
             () -> table.putBlocking(0, bytes("k"), new byte[33]));
         assertTrue(longValue.getMessage().contains("0..32 bytes"), longValue.getMessage());
-        IllegalArgumentException missing = assertThrows(IllegalArgumentException.class, () -> tables.get(0).open("nope"));
+        IllegalArgumentException missing = assertThrows(IllegalArgumentException.class, () -> CLUSTER.tables(0).open("nope"));
         assertTrue(missing.getMessage().contains("limits"), missing.getMessage());
-        assertThrows(IllegalArgumentException.class, () -> tables.get(0).createBlocking("limits",
+        assertThrows(IllegalArgumentException.class, () -> CLUSTER.tables(0).createBlocking("limits",
             HashTableConfig.of(8, 8, 8, 32, 3, 16)));
         IllegalArgumentException tooBig = assertThrows(IllegalArgumentException.class,
-            () -> tables.get(0).createBlocking("big", HashTableConfig.of(8, 8, 8, 8, 1, 100_000)));
+            () -> CLUSTER.tables(0).createBlocking("big", HashTableConfig.of(8, 8, 8, 8, 1, 100_000)));
         assertTrue(tooBig.getMessage().contains("more shards"), tooBig.getMessage());
         assertThrows(IllegalArgumentException.class, () -> HashTableConfig.of(7, 8, 8, 8, 1, 10));
         assertNull(table.getBlocking(0, bytes("k")));
@@ -149,7 +130,7 @@ class HashTableTest {
 
     @Test
     void theCensusCountsPairsAndMemoryAndMessageLookupsAgreeWithLockFreeOnes() throws Exception {
-        HashTable table = tables.get(0).createBlocking("census", HashTableConfig.of(6, 16, 32, 100, 3, 50));
+        HashTable table = CLUSTER.tables(0).createBlocking("census", HashTableConfig.of(6, 16, 32, 100, 3, 50));
         int pairs = 0;
         long pairBytes = 0;
         for (int i = 0; i < 400; i++) {
@@ -159,18 +140,18 @@ class HashTableTest {
             pairs++;
             pairBytes += key.length + value.length;
         }
-        TableCensus census = cluster.node(1).submit(0, w -> tables.get(1).open("census").census(w)).get();
+        TableCensus census = CLUSTER.node(1).submit(0, w -> CLUSTER.tables(1).open("census").census(w)).get();
         assertEquals(pairs, census.pairs());
         assertEquals(pairBytes, census.pairBytes());
         assertEquals(40, census.outOfLineValues());
         assertEquals(3 * 50 * 3, census.bucketSlots());
         assertTrue(census.occupiedBytes() > 0 && census.spaceUtilization() < 1, census::toString);
-        HashTable remote = tables.get(2).open("census");
+        HashTable remote = CLUSTER.tables(2).open("census");
         for (int i = 0; i < 400; i += 7) {
             byte[] key = bytes("key-" + i);
-            byte[] byMessage = cluster.node(2).submit(1, w -> remote.getByMessage(w, key)).get();
+            byte[] byMessage = CLUSTER.node(2).submit(1, w -> remote.getByMessage(w, key)).get();
             assertArrayEquals(remote.getBlocking(1, key), byMessage);
         }
-        assertNull(cluster.node(2).submit(1, w -> remote.getByMessage(w, bytes("absent"))).get());
+        assertNull(CLUSTER.node(2).submit(1, w -> remote.getByMessage(w, bytes("absent"))).get());
     }
 }
