@@ -1,7 +1,6 @@
 package io.farm.bench;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -11,8 +10,6 @@ import org.junit.jupiter.params.provider.MethodSource;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Stream;
@@ -33,32 +30,8 @@ class BenchFabricCommandTest {
 
     /** Runs {@code farm bench fabric} with tiny defaults that {@code options} (name, value, ...) override. */
     private FarmRun bench(String... options) {
-        Map<String, String> values = new LinkedHashMap<>();
-        values.put("--seconds", "0.2");
-        values.put("--region-size", "1048576");
-        values.put("--data-dir", temp.resolve("data").toString());
-        List<String> flags = new ArrayList<>();
-        for (int i = 0; i < options.length; i++) {
-            if (options[i].equals("--json")) {
-                flags.add(options[i]);
-            } else {
-                values.put(options[i], options[++i]);
-            }
-        }
-        List<String> args = new ArrayList<>(List.of("bench", "fabric"));
-        values.forEach((name, value) -> args.addAll(List.of(name, value)));
-        args.addAll(flags);
-        return FarmRun.of(args.toArray(String[]::new));
-    }
-
-    /** The JSON object that must be all of stdout, one line. */
-    private static JsonNode onlyJsonLine(FarmRun run) throws IOException {
-        assertEquals(0, run.exitCode(), run.toString());
-        List<String> lines = run.stdoutLines();
-        assertEquals(1, lines.size(), "stdout holds the JSON line and nothing else\n" + run);
-        JsonNode json = new ObjectMapper().readTree(lines.getLast());
-        assertTrue(json.isObject(), run.toString());
-        return json;
+        return FarmRun.withDefaults(List.of("bench", "fabric"), Map.of("--seconds", "0.2", "--region-size", "1048576",
+            "--data-dir", temp.resolve("data").toString()), options);
     }
 
     private static void assertFigures(JsonNode json, String fabric, int size) {
@@ -111,7 +84,7 @@ class BenchFabricCommandTest {
 
     @Test
     void localPrintsOneConsistentJsonObjectAsItsOnlyStdoutLine() throws IOException {
-        JsonNode json = onlyJsonLine(bench("--fabric", "local", "--json"));
+        JsonNode json = bench("--fabric", "local", "--json").successfulJsonLine();
 
         assertFigures(json, "local", 64);
         assertDataRemoved();
@@ -119,7 +92,7 @@ class BenchFabricCommandTest {
 
     @Test
     void localWithEightKibReads() throws IOException {
-        JsonNode json = onlyJsonLine(bench("--fabric", "local", "--size", "8192", "--json"));
+        JsonNode json = bench("--fabric", "local", "--size", "8192", "--json").successfulJsonLine();
 
         assertFigures(json, "local", 8192);
         assertDataRemoved();
@@ -129,7 +102,7 @@ class BenchFabricCommandTest {
     void shmRunsTheServerAsAChildProcess() throws IOException {
         List<ProcessHandle> before = ProcessHandle.current().descendants().toList();
 
-        JsonNode json = onlyJsonLine(bench("--fabric", "shm", "--json"));
+        JsonNode json = bench("--fabric", "shm", "--json").successfulJsonLine();
 
         assertFigures(json, "shm", 64);
         assertDataRemoved();

@@ -1,7 +1,6 @@
 package io.farm.bench.check;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import io.farm.bench.FarmRun;
 import io.farm.core.cluster.JvmProcess;
 import org.junit.jupiter.api.Test;
@@ -40,15 +39,6 @@ class BankCheckCommandTest {
         List<String> args = new ArrayList<>(List.of("check", "bank", "--data-dir", temp.resolve("data").toString()));
         args.addAll(List.of(options));
         return FarmRun.of(args.toArray(String[]::new));
-    }
-
-    /** The JSON object that must be all of stdout, one line. */
-    private static JsonNode onlyJsonLine(FarmRun run) throws IOException {
-        List<String> lines = run.stdout().lines().toList();
-        assertEquals(1, lines.size(), "stdout holds the JSON line and nothing else\n" + run);
-        JsonNode json = new ObjectMapper().readTree(lines.getLast());
-        assertTrue(json.isObject(), run.toString());
-        return json;
     }
 
     private static void assertPassed(JsonNode json, String fabric, FarmRun run) {
@@ -94,7 +84,7 @@ class BankCheckCommandTest {
     void threeLocalNodesKeepTheInvariantAndCommitAStrictlySerializableHistory() throws IOException {
         FarmRun run = check("--nodes", "3", "--fabric", "local", "--seconds", "2", "--json");
 
-        assertPassed(onlyJsonLine(run), "local", run);
+        assertPassed(run.onlyJsonLine(), "local", run);
         assertDataRemoved();
     }
 
@@ -104,7 +94,7 @@ class BankCheckCommandTest {
 
         FarmRun run = check("--nodes", "3", "--fabric", "shm", "--seconds", "3", "--json");
 
-        assertPassed(onlyJsonLine(run), "shm", run);
+        assertPassed(run.onlyJsonLine(), "shm", run);
         assertTrue(run.stderr().contains("3 node processes up"), run.toString());
         assertDataRemoved();
         List<ProcessHandle> left = ProcessHandle.current().descendants()

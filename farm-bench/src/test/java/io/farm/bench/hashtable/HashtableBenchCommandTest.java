@@ -1,7 +1,6 @@
 package io.farm.bench.hashtable;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import io.farm.bench.FarmRun;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -12,8 +11,6 @@ import org.junit.jupiter.params.provider.MethodSource;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Stream;
@@ -40,33 +37,9 @@ class HashtableBenchCommandTest {
 
     /** Runs {@code farm bench hashtable} with tiny defaults that {@code options} (name, value, ... or --json) override. */
     private FarmRun bench(String... options) {
-        Map<String, String> values = new LinkedHashMap<>();
-        values.put("--seconds", "0.2");
-        values.put("--shards", Integer.toString(SHARDS));
-        values.put("--buckets-per-shard", Integer.toString(BUCKETS));
-        values.put("--window", "4");
-        values.put("--data-dir", temp.resolve("data").toString());
-        List<String> flags = new ArrayList<>();
-        for (int i = 0; i < options.length; i++) {
-            if (options[i].equals("--json")) {
-                flags.add(options[i]);
-            } else {
-                values.put(options[i], options[++i]);
-            }
-        }
-        List<String> args = new ArrayList<>(List.of("bench", "hashtable"));
-        values.forEach((name, value) -> args.addAll(List.of(name, value)));
-        args.addAll(flags);
-        return FarmRun.of(args.toArray(String[]::new));
-    }
-
-    private static JsonNode onlyJsonLine(FarmRun run) throws IOException {
-        assertEquals(0, run.exitCode(), run.toString());
-        List<String> lines = run.stdoutLines();
-        assertEquals(1, lines.size(), "stdout holds the JSON line and nothing else\n" + run);
-        JsonNode json = new ObjectMapper().readTree(lines.getLast());
-        assertTrue(json.isObject(), run.toString());
-        return json;
+        return FarmRun.withDefaults(List.of("bench", "hashtable"), Map.of("--seconds", "0.2", "--shards",
+            Integer.toString(SHARDS), "--buckets-per-shard", Integer.toString(BUCKETS), "--window", "4", "--data-dir",
+            temp.resolve("data").toString()), options);
     }
 
     private static void assertFigures(JsonNode json, String fabric, int nodes) {
@@ -148,7 +121,7 @@ class HashtableBenchCommandTest {
     void aShortLocalRunPrintsEveryFigureAsOneJsonLine() throws IOException {
         FarmRun run = bench("--fabric", "local", "--nodes", "2", "--json");
 
-        assertFigures(onlyJsonLine(run), "local", 2);
+        assertFigures(run.successfulJsonLine(), "local", 2);
         assertTrue(run.stderr().contains("space utilization"), "the table goes to stderr\n" + run);
         assertDataRemoved();
     }
@@ -157,7 +130,7 @@ class HashtableBenchCommandTest {
     void shmRunsTheOtherNodesAsChildProcessesAndStopsThem() throws IOException {
         List<ProcessHandle> before = ProcessHandle.current().descendants().toList();
 
-        JsonNode json = onlyJsonLine(bench("--fabric", "shm", "--nodes", "2", "--threads", "1", "--json"));
+        JsonNode json = bench("--fabric", "shm", "--nodes", "2", "--threads", "1", "--json").successfulJsonLine();
 
         assertFigures(json, "shm", 2);
         assertDataRemoved();

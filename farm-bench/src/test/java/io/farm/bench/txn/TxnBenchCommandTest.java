@@ -1,7 +1,6 @@
 package io.farm.bench.txn;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import io.farm.bench.FarmRun;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -13,7 +12,6 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Stream;
@@ -33,31 +31,8 @@ class TxnBenchCommandTest {
 
     /** Runs {@code farm bench txn} with few keys and no warm-up unless {@code options} (name, value, ...) say otherwise. */
     private FarmRun bench(String... options) {
-        Map<String, String> values = new LinkedHashMap<>();
-        values.put("--keys-per-node", Integer.toString(KEYS_PER_NODE));
-        values.put("--warmup", "0");
-        values.put("--data-dir", temp.resolve("data").toString());
-        List<String> flags = new ArrayList<>();
-        for (int i = 0; i < options.length; i++) {
-            if (options[i].equals("--json")) {
-                flags.add(options[i]);
-            } else {
-                values.put(options[i], options[++i]);
-            }
-        }
-        List<String> args = new ArrayList<>(List.of("bench", "txn"));
-        values.forEach((name, value) -> args.addAll(List.of(name, value)));
-        args.addAll(flags);
-        return FarmRun.of(args.toArray(String[]::new));
-    }
-
-    private static JsonNode onlyJsonLine(FarmRun run) throws IOException {
-        assertEquals(0, run.exitCode(), run.toString());
-        List<String> lines = run.stdoutLines();
-        assertEquals(1, lines.size(), "stdout holds the JSON line and nothing else\n" + run);
-        JsonNode json = new ObjectMapper().readTree(lines.getFirst());
-        assertTrue(json.isObject(), run.toString());
-        return json;
+        return FarmRun.withDefaults(List.of("bench", "txn"), Map.of("--keys-per-node", Integer.toString(KEYS_PER_NODE),
+            "--warmup", "0", "--data-dir", temp.resolve("data").toString()), options);
     }
 
     private static long records(JsonNode workload) {
@@ -106,7 +81,7 @@ class TxnBenchCommandTest {
 
     @Test
     void aLocalRunCountsTheCommitRecordsTheFormulaPredicts() throws IOException {
-        JsonNode json = onlyJsonLine(bench("--fabric", "local", "--seconds", "1", "--json"));
+        JsonNode json = bench("--fabric", "local", "--seconds", "1", "--json").successfulJsonLine();
 
         assertEquals("txn", json.path("benchmark").asText());
         assertEquals(3, json.path("nodes").asInt());
@@ -163,7 +138,7 @@ class TxnBenchCommandTest {
     void onShmTheOtherNodesAreChildProcessesWhoseCountsAreCollected() throws IOException {
         List<ProcessHandle> before = ProcessHandle.current().descendants().toList();
 
-        JsonNode json = onlyJsonLine(bench("--fabric", "shm", "--seconds", "0.3", "--json"));
+        JsonNode json = bench("--fabric", "shm", "--seconds", "0.3", "--json").successfulJsonLine();
 
         assertEquals("shm", json.path("fabric").asText());
         // assertEveryWorkload finds as many LOCK replies as LOCK records: the replies of the child
